@@ -1,0 +1,12 @@
+import type { FastifyInstance } from 'fastify';
+import { VERSION } from '../version.js';
+
+/** The /__admin control plane: untagged, so it stays out of the partner docs. */
+export default async function adminRoutes(app: FastifyInstance) {
+  app.get('/health', async () => ({
+    status: 'ok',
+    version: VERSION,
+    seed: app.config.seed,
+    uptime_s: Math.round((Date.now() - app.startedAt) / 1000),
+  }));
+}

@@ -1,0 +1,78 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.js';
+import type { Clock } from './clock.js';
+import type { Catalog } from './seed/catalog.js';
+import { installErrorHandling } from './http/error-handler.js';
+import serviceHeaders from './http/service-headers.js';
+import { documentHeaders } from './http/docs.js';
+import catalogRoutes from './catalog/index.js';
+import adminRoutes from './admin/index.js';
+import { VERSION } from './version.js';
+
+/** Everything the app needs from outside; tests pass a fixed clock and a small catalog. */
+export interface AppDeps {
+  config: Config;
+  clock: Clock;
+  catalog: Catalog;
+  logger?: FastifyServerOptions['logger'];
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+    clock: Clock;
+    catalog: Catalog;
+    startedAt: number;
+  }
+}
+
+/** Builds the whole server without listening: server.ts listens, tests inject. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, clock, catalog } = deps;
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    // Partners send comma-separated arrays and loose scalars in query strings.
+    ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false } },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    bodyLimit: 1024 * 1024,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('config', config);
+  app.decorate('clock', clock);
+  app.decorate('catalog', catalog);
+  app.decorate('startedAt', Date.now());
+  installErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      info: {
+        title: 'Partner Activity Booking API (mock-server)',
+        version: '3.5.0',
+        description:
+          `Served by mock-server ${VERSION}. Every request needs the ${config.headerPrefix}Application header.`,
+      },
+      servers: [{ url: config.basePath }],
+    },
+    hideUntagged: true,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  await app.register(adminRoutes, { prefix: '/__admin' });
+  await app.register(
+    async (api) => {
+      api.addHook('onRoute', documentHeaders(config.headerPrefix));
+      await api.register(serviceHeaders, {
+        prefix: config.headerPrefix,
+        currencies: catalog.currencies.map((c) => c.code),
+        markets: new Map(catalog.markets.map((m) => [m.slug, m.currency])),
+      });
+      await api.register(catalogRoutes);
+    },
+    { prefix: config.basePath === '/' ? '' : config.basePath },
+  );
+  return app;
+}

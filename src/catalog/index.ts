@@ -1,0 +1,7 @@
+import type { FastifyInstance } from 'fastify';
+import currenciesRoutes from './currencies.routes.js';
+
+/** Every catalog resource's routes, registered under the base path with the header rules. */
+export default async function catalogRoutes(app: FastifyInstance) {
+  await app.register(currenciesRoutes);
+}

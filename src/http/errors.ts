@@ -1,0 +1,48 @@
+/**
+ * The one catalog of errors the server answers with. Every error body is {code, message}, code a
+ * string, as the spec's Error object says. Codes are the real API's where it has one.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  toJSON(): { code: string; message: string } {
+    return { code: this.code, message: this.message };
+  }
+}
+
+export const errors = {
+  /** 400 2271: the application header is required on every request. */
+  applicationRequired: (header: string) =>
+    new ApiError(400, '2271', `Missing header: ${header.toLowerCase()} is required`),
+  /** 400 -1: unknown market code. */
+  invalidMarket: (header: string, value: string) =>
+    new ApiError(400, '-1', `Invalid market "${value}" in ${header}`),
+  invalidCurrency: (header: string, value: string) =>
+    new ApiError(400, '0', `Invalid currency "${value}" in ${header}: use a code from /currencies`),
+  invalidVersion: (header: string, value: string) =>
+    new ApiError(400, '0', `Invalid version "${value}" in ${header}: expected a version like 3.4.0`),
+  /** 400 0: a request parameter or body failed validation. */
+  validation: (message: string) => new ApiError(400, '0', message),
+  /** 404 1400: resource does not exist. */
+  notFound: (message = 'Resource does not exist') => new ApiError(404, '1400', message),
+  routeNotFound: (method: string, url: string) =>
+    new ApiError(404, '1400', `No route for ${method} ${url}`),
+  /** 403 0: the activity exists but is not published. */
+  activityNotAccessible: (uuid: string, status: string) =>
+    new ApiError(403, '0', `Activity ${uuid} is not accessible (status ${status})`),
+  methodNotAllowed: (method: string, url: string) =>
+    new ApiError(405, '0', `Method ${method} is not allowed on ${url}`),
+  payloadTooLarge: () => new ApiError(413, '0', 'Request body is too large'),
+  unsupportedMediaType: (type: string) =>
+    new ApiError(415, '0', `Unsupported Content-Type "${type}": send application/json`),
+  /** 500: anything unexpected; the message never carries internals. */
+  internal: () => new ApiError(500, '0', 'There was an error'),
+} as const;

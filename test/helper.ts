@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { defaults, type Config } from '../src/config.js';
+import { fixedClock, type Clock } from '../src/clock.js';
+import { buildCatalog, type Catalog } from '../src/seed/catalog.js';
+
+export const APP = 'test-app';
+/** Headers every partner request needs. */
+export const H = { 'x-service-application': APP } as const;
+
+const catalogs = new Map<string, Promise<Catalog>>();
+
+/** The catalog for a seed and size, built once per test process: it is immutable. */
+export function testCatalog(seed = 1, catalogSize = 20, fixtures: string | null = null): Promise<Catalog> {
+  const key = `${seed}:${catalogSize}:${fixtures}`;
+  let c = catalogs.get(key);
+  if (!c) {
+    c = buildCatalog({ seed, catalogSize, fixtures });
+    catalogs.set(key, c);
+  }
+  return c;
+}
+
+export interface TestAppOptions {
+  config?: Partial<Config>;
+  clock?: Clock;
+}
+
+/** An app with a memory store, seed 1, a small catalog and a clock that stands still. */
+export async function buildTestApp(opts: TestAppOptions = {}): Promise<FastifyInstance> {
+  const config: Config = { ...defaults, seed: 1, catalogSize: 20, db: 'memory', ...opts.config };
+  const app = await buildApp({
+    config,
+    clock: opts.clock ?? fixedClock(),
+    catalog: await testCatalog(config.seed, config.catalogSize, config.fixtures),
+  });
+  await app.ready();
+  return app;
+}
