@@ -16,6 +16,13 @@ export interface ServiceContext {
   /** The requested version, or the latest when the header is absent. */
   version: string;
   locale: ResolvedLocale;
+  /** The authenticated partner (bearer token checked by the auth plugin), or null. */
+  partner: Partner | null;
+}
+
+export interface Partner {
+  clientId: string;
+  scopes: string[];
 }
 
 export interface ServiceHeadersOptions {
@@ -82,6 +89,7 @@ async function serviceHeaders(app: FastifyInstance, opts: ServiceHeadersOptions)
       market,
       version: versionHeader ?? LATEST_VERSION,
       locale: resolveLocale(single(h['accept-language'])),
+      partner: null,
     };
   });
 }
