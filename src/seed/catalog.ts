@@ -1,6 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtinFixturesDir } from '../paths.js';
+import type {
+  ActivityRecord,
+  CatalogData,
+  CategoryRecord,
+  CityRecord,
+  CountryRecord,
+  FlavourRecord,
+  VenueRecord,
+} from './types.js';
 
 export interface Currency {
   code: string;
@@ -18,9 +27,16 @@ export interface Market {
 }
 
 /** The immutable catalog for one seed: built once at start-up, served from memory. */
-export interface Catalog {
+export interface Catalog extends CatalogData {
   currencies: Currency[];
+  currencyByCode: ReadonlyMap<string, Currency>;
   markets: Market[];
+  activityByUuid: ReadonlyMap<string, ActivityRecord>;
+  cityById: ReadonlyMap<number, CityRecord>;
+  countryById: ReadonlyMap<number, CountryRecord>;
+  venueById: ReadonlyMap<number, VenueRecord>;
+  categoryById: ReadonlyMap<number, CategoryRecord>;
+  flavourById: ReadonlyMap<number, FlavourRecord>;
 }
 
 export interface CatalogOptions {
@@ -37,5 +53,21 @@ function readJson<T>(file: string): T {
 export async function buildCatalog(_opts: CatalogOptions): Promise<Catalog> {
   const { currencies } = readJson<{ currencies: Currency[] }>(join(builtinFixturesDir, 'currencies.json'));
   const { markets } = readJson<{ markets: Market[] }>(join(builtinFixturesDir, 'markets.json'));
-  return { currencies, markets };
+  // Placeholder until generation lands: reference data only, no activities.
+  const data: CatalogData = {
+    countries: [], cities: [], venues: [], categories: [], flavours: [], features: [], services: [],
+    food: [], group_sizes: [], languages: [], activities: [],
+  };
+  return {
+    ...data,
+    currencies,
+    currencyByCode: new Map(currencies.map((c) => [c.code, c])),
+    markets,
+    activityByUuid: new Map(),
+    cityById: new Map(),
+    countryById: new Map(),
+    venueById: new Map(),
+    categoryById: new Map(),
+    flavourById: new Map(),
+  };
 }
