@@ -1,0 +1,22 @@
+// npm run bench: every benchmark, one after another, bounded in time; prints a table per section.
+// BENCH_DURATION (seconds per load run, default 10) shortens or lengthens every run.
+import * as catalog from './catalog.js';
+
+const duration = Number(process.env.BENCH_DURATION ?? 10);
+const sections = { catalog };
+
+const fmt = (n, d = 0) => (typeof n === 'number' ? n.toFixed(d) : String(n));
+for (const [name, mod] of Object.entries(sections)) {
+  console.log(`\n## ${name}`);
+  const results = await mod.run({ duration });
+  for (const [k, v] of Object.entries(results)) {
+    if (v.mock) {
+      console.log(
+        `${k}: mock ${fmt(v.mock.rps)} req/s p99 ${v.mock.p99} ms | baseline ${fmt(v.baseline.rps)} req/s p99 ${v.baseline.p99} ms | ratio ${fmt(v.ratio, 2)}` +
+          (v.mock.non2xx || v.mock.errors ? ` | mock non-2xx ${v.mock.non2xx}, errors ${v.mock.errors}` : ''),
+      );
+    } else {
+      console.log(`${k}: ${Object.entries(v).map(([a, b]) => `${a} ${fmt(b, 1)}`).join(', ')}`);
+    }
+  }
+}
