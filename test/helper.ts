@@ -24,6 +24,8 @@ export function testCatalog(seed = 1, catalogSize = 20, fixtures: string | null 
 export interface TestAppOptions {
   config?: Partial<Config>;
   clock?: Clock;
+  /** A hand-built catalog instead of the seeded one. */
+  catalog?: Catalog;
 }
 
 /** An app with a memory store, seed 1, a small catalog and a clock that stands still. */
@@ -32,7 +34,7 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<FastifyIn
   const app = await buildApp({
     config,
     clock: opts.clock ?? fixedClock(),
-    catalog: await testCatalog(config.seed, config.catalogSize, config.fixtures),
+    catalog: opts.catalog ?? (await testCatalog(config.seed, config.catalogSize, config.fixtures)),
   });
   await app.ready();
   return app;

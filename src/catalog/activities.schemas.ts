@@ -115,7 +115,7 @@ export const ActivitySchema = Type.Object(
     seller_gateway: Type.Object({ code: Type.String(), name: Type.String() }, { description: 'deprecated' }),
     verticals: Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'deprecated: use categories' }),
   },
-  { $id: 'Activity', additionalProperties: false },
+  { additionalProperties: false },
 );
 
 export type ActivityT = Static<typeof ActivitySchema>;

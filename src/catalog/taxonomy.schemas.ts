@@ -8,7 +8,7 @@ export const PriceSchema = Type.Object(
     formatted_value: Type.String({ description: 'Display form in the request locale' }),
     formatted_iso_value: Type.String({ description: 'Compact display form' }),
   },
-  { $id: 'Price' },
+
 );
 
 export const CountryRefSchema = Type.Object({
@@ -26,7 +26,7 @@ export const CountrySchema = Type.Object(
     country_prefix: Type.String(),
     currency_code: Type.String(),
   },
-  { $id: 'Country' },
+
 );
 
 export const CitySchema = Type.Object(
@@ -48,7 +48,7 @@ export const CitySchema = Type.Object(
     url: Type.String(),
     weight: Type.Integer(),
   },
-  { $id: 'City' },
+
 );
 
 export const VenueSchema = Type.Object(
@@ -65,7 +65,7 @@ export const VenueSchema = Type.Object(
     meta_description: Type.String(),
     url: Type.String(),
   },
-  { $id: 'Venue' },
+
 );
 
 export const CategorySchema = Type.Object(
@@ -78,15 +78,15 @@ export const CategorySchema = Type.Object(
     event_image_url: Type.String(),
     url: Type.String(),
   },
-  { $id: 'Category' },
+
 );
 
 export const FlavourSchema = Type.Object(
   { id: Type.Integer(), name: Type.String(), slug: Type.String(), active: Type.Boolean() },
-  { $id: 'Flavour' },
+
 );
 
-export const MetadataItemSchema = Type.Object({ code: Type.String(), name: Type.String() }, { $id: 'MetadataItem' });
+export const MetadataItemSchema = Type.Object({ code: Type.String(), name: Type.String() });
 
 export type PriceT = Static<typeof PriceSchema>;
 export type CityT = Static<typeof CitySchema>;

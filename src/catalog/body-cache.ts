@@ -1,0 +1,23 @@
+/**
+ * Serialized bodies of immutable catalog resources, keyed by everything the body depends on
+ * (resource, language, currency, authentication, day). Bounded: when full it starts over, which
+ * costs a re-render, never a wrong answer.
+ */
+export class BodyCache {
+  private readonly map = new Map<string, string>();
+  constructor(private readonly max = 20000) {}
+
+  get(key: string, build: () => string): string {
+    let body = this.map.get(key);
+    if (body === undefined) {
+      body = build();
+      if (this.map.size >= this.max) this.map.clear();
+      this.map.set(key, body);
+    }
+    return body;
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+}
