@@ -1,10 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { errors } from '../http/errors.js';
 import type { ActivityRecord } from '../seed/types.js';
 import { ActivitySchema, ActivitySearchResultSchema } from './activities.schemas.js';
-import { renderActivity, type RenderContext } from './activity.render.js';
-import { BodyCache } from './body-cache.js';
 import { listParam, parseCoordinates, search, validateSort } from './search.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -38,28 +36,8 @@ export function findActivity(app: FastifyInstance, uuid: string): ActivityRecord
 
 export default async function activitiesRoutes(app: FastifyInstance) {
   const { catalog } = app;
-  const cache = new BodyCache();
   const online = catalog.activities.filter((a) => a.status === 'ONLINE');
-
-  const context = (request: FastifyRequest): RenderContext => {
-    const s = request.service;
-    const currency = catalog.currencyByCode.get(s.currency);
-    if (!currency) throw errors.invalidCurrency('currency', s.currency);
-    return {
-      lang: s.locale.language,
-      locale: s.locale.locale,
-      currency,
-      authenticated: s.partner !== null,
-      today: app.clock.now().toISOString().slice(0, 10),
-    };
-  };
-  const bodyOf = (a: ActivityRecord, ctx: RenderContext, fellBack: boolean) =>
-    cache.get(`${a.uuid}|${ctx.lang}|${fellBack ? 1 : 0}|${ctx.currency.code}|${ctx.authenticated ? 1 : 0}|${ctx.today}`, () => {
-      const rendered = renderActivity(a, catalog, ctx);
-      // A language the catalog lacks is served in English and marked untranslated.
-      if (fellBack) rendered.translated = false;
-      return JSON.stringify(rendered);
-    });
+  const bodies = app.activityBodies;
 
   app.get<{ Querystring: SearchQueryT }>(
     '/activities',
@@ -84,16 +62,14 @@ export default async function activitiesRoutes(app: FastifyInstance) {
       const sort_by = listParam(q.sort_by);
       const coordinates = parseCoordinates(q.coordinates);
       validateSort(sort_by, coordinates !== undefined);
-      const ctx = context(request);
       const found = search(
         catalog,
         online,
         { category_in: listParam(q.category_in), country_in, city_in: cityIds, text: q.text, text_operator: q.text_operator, sort_by, coordinates },
-        ctx.lang,
+        request.service.locale.language,
       );
       const page = found.slice(q.offset, q.offset + q.limit);
-      const fellBack = request.service.locale.fellBack;
-      const body = `{"meta":{"count":${found.length}},"data":[${page.map((a) => bodyOf(a, ctx, fellBack)).join(',')}]}`;
+      const body = `{"meta":{"count":${found.length}},"data":${bodies.list(page, request)}}`;
       return reply.type('application/json; charset=utf-8').send(body);
     },
   );
@@ -110,7 +86,7 @@ export default async function activitiesRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const a = findActivity(app, request.params.activityUuid);
-      const body = bodyOf(a, context(request), request.service.locale.fellBack);
+      const body = bodies.one(a, request);
       return reply.type('application/json; charset=utf-8').send(body);
     },
   );

@@ -1,0 +1,56 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errors } from '../http/errors.js';
+import type { ActivityRecord } from '../seed/types.js';
+import { renderActivity, type RenderContext } from './activity.render.js';
+import { BodyCache } from './body-cache.js';
+
+/** Serialized activities for any endpoint that returns them (search, city, venue, category lists). */
+export interface ActivityBodies {
+  context(request: FastifyRequest): RenderContext;
+  /** One activity as a JSON string for this request. */
+  one(a: ActivityRecord, request: FastifyRequest): string;
+  /** A JSON array of activities for this request. */
+  list(list: readonly ActivityRecord[], request: FastifyRequest): string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    activityBodies: ActivityBodies;
+  }
+}
+
+async function activityBodiesPlugin(app: FastifyInstance) {
+  const { catalog } = app;
+  const cache = new BodyCache();
+  const context = (request: FastifyRequest): RenderContext => {
+    const s = request.service;
+    const currency = catalog.currencyByCode.get(s.currency);
+    if (!currency) throw errors.invalidCurrency('currency', s.currency);
+    return {
+      lang: s.locale.language,
+      locale: s.locale.locale,
+      currency,
+      authenticated: s.partner !== null,
+      today: app.clock.now().toISOString().slice(0, 10),
+    };
+  };
+  const render = (a: ActivityRecord, ctx: RenderContext, fellBack: boolean) =>
+    cache.get(`${a.uuid}|${ctx.lang}|${fellBack ? 1 : 0}|${ctx.currency.code}|${ctx.authenticated ? 1 : 0}|${ctx.today}`, () => {
+      const rendered = renderActivity(a, catalog, ctx);
+      // A language the catalog lacks is served in English and marked untranslated.
+      if (fellBack) rendered.translated = false;
+      return JSON.stringify(rendered);
+    });
+  app.decorate('activityBodies', {
+    context,
+    one: (a, request) => render(a, context(request), request.service.locale.fellBack),
+    list(list, request) {
+      const ctx = context(request);
+      const fellBack = request.service.locale.fellBack;
+      return `[${list.map((a) => render(a, ctx, fellBack)).join(',')}]`;
+    },
+  } satisfies ActivityBodies);
+}
+
+export default fp(activityBodiesPlugin, { name: 'activity-bodies', fastify: '5.x' });
