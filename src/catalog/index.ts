@@ -2,10 +2,20 @@ import type { FastifyInstance } from 'fastify';
 import currenciesRoutes from './currencies.routes.js';
 import activitiesRoutes from './activities.routes.js';
 import activityBodies from './activity-bodies.js';
+import categoriesRoutes from './categories.routes.js';
+import citiesRoutes from './cities.routes.js';
+import countriesRoutes from './countries.routes.js';
+import venuesRoutes from './venues.routes.js';
+import metadataRoutes from './metadata.routes.js';
 
 /** Every catalog resource's routes, registered under the base path with the header rules. */
 export default async function catalogRoutes(app: FastifyInstance) {
   await app.register(activityBodies);
   await app.register(currenciesRoutes);
   await app.register(activitiesRoutes);
+  await app.register(categoriesRoutes);
+  await app.register(citiesRoutes);
+  await app.register(countriesRoutes);
+  await app.register(venuesRoutes);
+  await app.register(metadataRoutes);
 }

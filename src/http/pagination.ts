@@ -11,3 +11,6 @@ export function paging(defaultLimit = 10, maxLimit = 100) {
 export function page<T>(items: readonly T[], q: { limit: number; offset: number }): T[] {
   return items.slice(q.offset, q.offset + q.limit);
 }
+
+/** A querystring of just limit and offset, with the usual defaults. */
+export const PagingQuery = Type.Object(paging());
