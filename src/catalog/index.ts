@@ -7,6 +7,7 @@ import citiesRoutes from './cities.routes.js';
 import countriesRoutes from './countries.routes.js';
 import venuesRoutes from './venues.routes.js';
 import metadataRoutes from './metadata.routes.js';
+import datesRoutes from './dates.routes.js';
 
 /** Every catalog resource's routes, registered under the base path with the header rules. */
 export default async function catalogRoutes(app: FastifyInstance) {
@@ -18,4 +19,5 @@ export default async function catalogRoutes(app: FastifyInstance) {
   await app.register(countriesRoutes);
   await app.register(venuesRoutes);
   await app.register(metadataRoutes);
+  await app.register(datesRoutes);
 }

@@ -35,6 +35,13 @@ export const errors = {
   notFound: (message = 'Resource does not exist') => new ApiError(404, '1400', message),
   routeNotFound: (method: string, url: string) =>
     new ApiError(404, '1400', `No route for ${method} ${url}`),
+  /** 400 1440: a date range that ends before it starts (or before today). */
+  endBeforeStart: () => new ApiError(400, '1440', 'End date cannot be before start date.'),
+  /** 404 1402: no schedule for that day, ticket count or pickup. */
+  noSchedule: (message: string) => new ApiError(404, '1402', message),
+  /** 422 2201: the date is temporarily or permanently unavailable. */
+  dateUnavailable: (day: string) =>
+    new ApiError(422, '2201', `Dates cannot be fetched: ${day} is unavailable, try another date`),
   /** 403 0: the activity exists but is not published. */
   activityNotAccessible: (uuid: string, status: string) =>
     new ApiError(403, '0', `Activity ${uuid} is not accessible (status ${status})`),

@@ -76,8 +76,20 @@ export function activity(n: number, over: Partial<ActivityRecord> = {}): Activit
     media: [],
     bundle_uuids: [],
     booking: {
-      options: [],
-      timeslots: ['09:00'],
+      options: [
+        {
+          feature_code: 'standard',
+          name: { en: 'Standard ticket', it: 'Biglietto standard' },
+          description: { en: 'Entry' },
+          type: 'TIME-BASED',
+          default: true,
+          holders: [
+            { code: 'adult', name: { en: 'Adult', it: 'Adulto' }, retail_price: 20 + n, original_retail_price: 25 + n, service_fee: 2, merchant_price: 15 + n, min_buy: 1, max_buy: 8, age_range: '18-99', default: true },
+            { code: 'child', name: { en: 'Child' }, retail_price: 10, original_retail_price: 10, service_fee: 1, merchant_price: 8, min_buy: 1, max_buy: 8, age_range: '4-17', default: false },
+          ],
+        },
+      ],
+      timeslots: ['09:00', '15:00'],
       languages: ['en', 'it'],
       weekdays: [0, 1, 2, 3, 4, 5, 6],
       horizon_days: 60,
