@@ -1,0 +1,110 @@
+/**
+ * The shape of the state file: every piece of mutable state, partitioned by application (tenancy).
+ * The catalog is not here: it is rebuilt from the seed at every start.
+ *
+ * Rules that keep group commit cheap (see store.ts): a tenant's fields are either collections
+ * (plain objects keyed by id, changes tracked per key) or small values replaced whole. Later
+ * features add a collection here, in emptyTenant() and nowhere else: files written before it
+ * existed get the empty default when loaded.
+ */
+
+/** A bearer token issued by POST /login, stored under the SHA-256 of the token (never the token). */
+export interface TokenRecord {
+  clientId: string;
+  scopes: string[];
+  /** ISO 8601, server clock. */
+  issuedAt: string;
+  /** ISO 8601, server clock; the token is refused from this instant on. */
+  expiresAt: string;
+}
+
+/** Placeholders until the booking and webhook features define them: keyed by uuid or id. */
+export interface CartRecord {
+  uuid: string;
+  [field: string]: unknown;
+}
+export interface OrderRecord {
+  uuid: string;
+  [field: string]: unknown;
+}
+export interface DeliveryRecord {
+  id: string;
+  [field: string]: unknown;
+}
+export interface JournalEntry {
+  id: string;
+  [field: string]: unknown;
+}
+export interface WebhookConfig {
+  url: string;
+  secret: string | null;
+}
+
+export interface Tenant {
+  tokens: Record<string, TokenRecord>;
+  carts: Record<string, CartRecord>;
+  orders: Record<string, OrderRecord>;
+  /** null: the server-wide --webhook-url applies. */
+  webhookConfig: WebhookConfig | null;
+  deliveries: Record<string, DeliveryRecord>;
+  journal: Record<string, JournalEntry>;
+  /** Sequences (e.g. the numeric order id): name -> last value used. */
+  counters: Record<string, number>;
+}
+
+export interface State {
+  /** File format version; bumped with a migration when a change is not additive. */
+  version: 1;
+  tenants: Record<string, Tenant>;
+}
+
+export const STATE_VERSION = 1;
+
+/**
+ * An object without a prototype: keys come from request headers and paths, and a key such as
+ * "__proto__" or "constructor" must be just a key, never Object.prototype.
+ */
+export function dict<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
+export function emptyTenant(): Tenant {
+  return {
+    tokens: dict(),
+    carts: dict(),
+    orders: dict(),
+    webhookConfig: null,
+    deliveries: dict(),
+    journal: dict(),
+    counters: dict(),
+  };
+}
+
+export function emptyState(): State {
+  return { version: STATE_VERSION, tenants: dict() };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Checks a parsed state file and fills collections added since it was written. Returns a message
+ * naming the first bad field, or the normalized state.
+ */
+export function normalizeState(raw: unknown): State | string {
+  if (!isObject(raw)) return 'the top level must be a JSON object';
+  if (raw.version !== STATE_VERSION) return `"version" must be ${STATE_VERSION}, found ${JSON.stringify(raw.version)}`;
+  if (!isObject(raw.tenants)) return '"tenants" must be an object';
+  const defaults = emptyTenant() as unknown as Record<string, unknown>;
+  Object.setPrototypeOf(raw.tenants, null);
+  for (const [app, tenant] of Object.entries(raw.tenants)) {
+    if (!isObject(tenant)) return `"tenants.${app}" must be an object`;
+    for (const [field, empty] of Object.entries(defaults)) {
+      const v = tenant[field];
+      if (v === undefined) tenant[field] = empty === null ? null : dict();
+      else if (isObject(empty) && !isObject(v)) return `"tenants.${app}.${field}" must be an object`;
+      else if (isObject(v)) Object.setPrototypeOf(v, null);
+    }
+  }
+  return raw as unknown as State;
+}
