@@ -8,6 +8,7 @@ import countriesRoutes from './countries.routes.js';
 import venuesRoutes from './venues.routes.js';
 import metadataRoutes from './metadata.routes.js';
 import datesRoutes from './dates.routes.js';
+import activityInfoRoutes from './activity-info.routes.js';
 
 /** Every catalog resource's routes, registered under the base path with the header rules. */
 export default async function catalogRoutes(app: FastifyInstance) {
@@ -20,4 +21,5 @@ export default async function catalogRoutes(app: FastifyInstance) {
   await app.register(venuesRoutes);
   await app.register(metadataRoutes);
   await app.register(datesRoutes);
+  await app.register(activityInfoRoutes);
 }
