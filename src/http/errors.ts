@@ -45,6 +45,18 @@ export const errors = {
   /** 403 0: the activity exists but is not published. */
   activityNotAccessible: (uuid: string, status: string) =>
     new ApiError(403, '0', `Activity ${uuid} is not accessible (status ${status})`),
+  /** 401 1401: POST /login refused the client (unknown id, wrong secret, application not allowed). */
+  invalidClient: (message: string) => new ApiError(401, '1401', message),
+  /** 401 1401: a bearer token that is unknown, expired or issued to another application (RFC 6750 header). */
+  invalidToken: (message: string) =>
+    new ApiError(401, '1401', message, { 'WWW-Authenticate': 'Bearer realm="mock-server", error="invalid_token"' }),
+  /** 401 1401: the endpoint needs a bearer token and none was sent. */
+  authenticationRequired: () =>
+    new ApiError(401, '1401', 'Authentication required: send Authorization: Bearer <token> (get one from POST /login)', {
+      'WWW-Authenticate': 'Bearer realm="mock-server"',
+    }),
+  /** 403 0: the token lacks a scope the operation needs (callers with a documented status pass their own). */
+  missingScope: (scope: string) => new ApiError(403, '0', `The access token lacks the "${scope}" scope`),
   methodNotAllowed: (method: string, url: string) =>
     new ApiError(405, '0', `Method ${method} is not allowed on ${url}`),
   payloadTooLarge: () => new ApiError(413, '0', 'Request body is too large'),
