@@ -9,6 +9,8 @@ import venuesRoutes from './venues.routes.js';
 import metadataRoutes from './metadata.routes.js';
 import datesRoutes from './dates.routes.js';
 import activityInfoRoutes from './activity-info.routes.js';
+import activityContentRoutes from './activity-content.routes.js';
+import merchantTagsRoutes from './merchant-tags.routes.js';
 
 /** Every catalog resource's routes, registered under the base path with the header rules. */
 export default async function catalogRoutes(app: FastifyInstance) {
@@ -22,4 +24,6 @@ export default async function catalogRoutes(app: FastifyInstance) {
   await app.register(metadataRoutes);
   await app.register(datesRoutes);
   await app.register(activityInfoRoutes);
+  await app.register(activityContentRoutes);
+  await app.register(merchantTagsRoutes);
 }

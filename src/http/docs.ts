@@ -1,4 +1,9 @@
-import type { RouteOptions } from 'fastify';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+
+async function markDeprecated(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  reply.header('Deprecation', 'true');
+  return payload;
+}
 
 /**
  * Adds the common request headers to every partner route's schema so that Swagger UI shows them.
@@ -18,5 +23,10 @@ export function documentHeaders(prefix: string) {
   return (route: RouteOptions) => {
     const schema = (route.schema ??= {}) as Record<string, unknown>;
     if (!schema.headers) schema.headers = headers;
+    // A route documented as deprecated also says so on the wire, as the real API does.
+    if (schema.deprecated === true) {
+      const existing = route.onSend ? (Array.isArray(route.onSend) ? route.onSend : [route.onSend]) : [];
+      route.onSend = [...existing, markDeprecated];
+    }
   };
 }
