@@ -10,6 +10,8 @@ import serviceHeaders from './http/service-headers.js';
 import { documentHeaders } from './http/docs.js';
 import catalogRoutes from './catalog/index.js';
 import adminRoutes from './admin/index.js';
+import storePlugin, { createStore, type Store } from './store/index.js';
+import authRoutes from './auth/index.js';
 import { VERSION } from './version.js';
 
 /** Everything the app needs from outside; tests pass a fixed clock and a small catalog. */
@@ -17,6 +19,8 @@ export interface AppDeps {
   config: Config;
   clock: Clock;
   catalog: Catalog;
+  /** Mutable state (createStore(config.db)); a memory store when absent. Closed with the app. */
+  store?: Store;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -46,6 +50,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('catalog', catalog);
   app.decorate('startedAt', Date.now());
   installErrorHandling(app);
+  await app.register(storePlugin, { store: deps.store ?? (await createStore('memory')) });
 
   await app.register(swagger, {
     openapi: {
@@ -56,6 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           `Served by mock-server ${VERSION}. Every request needs the ${config.headerPrefix}Application header.`,
       },
       servers: [{ url: config.basePath }],
+      components: { securitySchemes: { Partner: { type: 'http', scheme: 'bearer' } } },
     },
     hideUntagged: true,
   });
@@ -70,6 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         currencies: catalog.currencies.map((c) => c.code),
         markets: new Map(catalog.markets.map((m) => [m.slug, m.currency])),
       });
+      await api.register(authRoutes);
       await api.register(catalogRoutes);
     },
     { prefix: config.basePath === '/' ? '' : config.basePath },

@@ -3,6 +3,7 @@ import { buildApp } from '../src/app.js';
 import { defaults, type Config } from '../src/config.js';
 import { fixedClock, type Clock } from '../src/clock.js';
 import { buildCatalog, type Catalog } from '../src/seed/catalog.js';
+import { createStore, type Store } from '../src/store/index.js';
 
 export const APP = 'test-app';
 /** Headers every partner request needs. */
@@ -26,6 +27,8 @@ export interface TestAppOptions {
   clock?: Clock;
   /** A hand-built catalog instead of the seeded one. */
   catalog?: Catalog;
+  /** A store to use (e.g. createStore(file) for restart tests); default: a memory store. */
+  store?: Store;
 }
 
 /** An app with a memory store, seed 1, a small catalog and a clock that stands still. */
@@ -35,6 +38,7 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<FastifyIn
     config,
     clock: opts.clock ?? fixedClock(),
     catalog: opts.catalog ?? (await testCatalog(config.seed, config.catalogSize, config.fixtures)),
+    store: opts.store ?? (await createStore(config.db)),
   });
   await app.ready();
   return app;

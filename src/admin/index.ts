@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { VERSION } from '../version.js';
+import clockRoutes from './clock.js';
+import resetRoutes from './reset.js';
 
 /** The /__admin control plane: untagged, so it stays out of the partner docs. */
 export default async function adminRoutes(app: FastifyInstance) {
@@ -9,4 +11,6 @@ export default async function adminRoutes(app: FastifyInstance) {
     seed: app.config.seed,
     uptime_s: Math.round((Date.now() - app.startedAt) / 1000),
   }));
+  await app.register(clockRoutes);
+  await app.register(resetRoutes);
 }

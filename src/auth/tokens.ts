@@ -1,0 +1,61 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { Partner } from '../http/service-headers.js';
+import type { Store, TokenRecord } from '../store/index.js';
+import type { Client } from './clients.js';
+
+/** Seconds a token lives, as the spec gives for most tokens. */
+export const TOKEN_LIFETIME_S = 3600;
+
+/**
+ * A new access token. Tokens are secrets, not catalog data: they come from the OS's CSPRNG, not from
+ * the seeded random source, so that knowing the seed does not reveal tokens and two servers started
+ * with the same seed never share one. Nothing a test compares depends on their value.
+ */
+export function newToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** The state file keys tokens by this digest, so a copy of the file holds no usable token. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** Issues a token for a client in an application's tenant; resolves once it is durable. */
+export async function issueToken(
+  store: Store,
+  clock: Clock,
+  application: string,
+  client: Client,
+): Promise<{ token: string; record: TokenRecord }> {
+  const token = newToken();
+  const now = clock.now();
+  const record: TokenRecord = {
+    clientId: client.clientId,
+    scopes: [...client.scopes],
+    issuedAt: now.toISOString(),
+    expiresAt: new Date(now.getTime() + TOKEN_LIFETIME_S * 1000).toISOString(),
+  };
+  const key = hashToken(token);
+  await store.update(application, (tenant) => {
+    tenant.tokens[key] = record;
+  });
+  return { token, record };
+}
+
+/** The partner a token stands for in an application, or why it is refused. */
+export function checkToken(store: Store, now: Date, application: string, token: string): Partner | string {
+  const key = hashToken(token);
+  const record = store.tenant(application).tokens[key];
+  if (!record) {
+    // Rare path: say why, since a sandbox user mixing up applications deserves to know.
+    const owner = store.applications().find((a) => a !== application && store.tenant(a).tokens[key]);
+    return owner === undefined
+      ? 'Invalid access token: call POST /login for a new one'
+      : `Access token was issued for application "${owner}", not "${application}"`;
+  }
+  if (Date.parse(record.expiresAt) <= now.getTime()) {
+    return `Access token expired at ${record.expiresAt}: call POST /login for a new one`;
+  }
+  return { clientId: record.clientId, scopes: record.scopes };
+}
