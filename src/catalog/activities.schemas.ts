@@ -123,4 +123,16 @@ export type ActivityT = Static<typeof ActivitySchema>;
 export const ActivitySearchResultSchema = Type.Object({
   meta: Type.Object({ count: Type.Integer({ minimum: 0, description: 'Total matching activities' }) }),
   data: Type.Array(ActivitySchema),
+  facets: Type.Optional(
+    Type.Array(
+      Type.Object({
+        facet_type: Type.String(),
+        key: Type.String(),
+        query_param: Type.String(),
+        label: Type.String(),
+        values: Type.Array(Type.Object({ key: Type.String(), label: Type.String(), value: Type.Number(), query_value: Type.String() })),
+      }),
+      { description: 'counts per value of the facets named in include_facets' },
+    ),
+  ),
 });

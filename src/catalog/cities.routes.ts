@@ -5,7 +5,7 @@ import { page, paging, PagingQuery } from '../http/pagination.js';
 import type { CityRecord } from '../seed/types.js';
 import { ActivitySchema } from './activities.schemas.js';
 import { byId, groupOnline, sortActivities } from './lookup.js';
-import { distanceKm, parseCoordinates } from './search.js';
+import { distanceKm, parseCoordinates, parseDistanceKm } from './search.js';
 import { renderCategory, renderCity, renderVenue } from './taxonomy.render.js';
 import { CategorySchema, CitySchema, VenueSchema } from './taxonomy.schemas.js';
 
@@ -28,12 +28,6 @@ const ActivitiesQuery = Type.Object({
   venue: Type.Optional(Type.Integer()),
   sort_by: Type.Enum(['relevance', 'city-relevance', 'relevance-city', 'external-relevance', 'relevance-external', 'venue-relevance', 'price', 'rating'], { default: 'relevance' }),
 });
-
-/** Parses "50KM" / "30M" (miles) into kilometres. */
-export function parseDistanceKm(v: string): number {
-  const n = Number.parseInt(v, 10);
-  return v.toUpperCase().endsWith('KM') ? n : n * 1.609344;
-}
 
 export default async function citiesRoutes(app: FastifyInstance) {
   const { catalog } = app;
