@@ -1,9 +1,10 @@
 // npm run bench: every benchmark, one after another, bounded in time; prints a table per section.
 // BENCH_DURATION (seconds per load run, default 10) shortens or lengthens every run.
 import * as catalog from './catalog.js';
+import * as store from './store.js';
 
 const duration = Number(process.env.BENCH_DURATION ?? 10);
-const sections = { catalog };
+const sections = { catalog, store };
 
 const fmt = (n, d = 0) => (typeof n === 'number' ? n.toFixed(d) : String(n));
 for (const [name, mod] of Object.entries(sections)) {
