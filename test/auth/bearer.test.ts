@@ -116,3 +116,27 @@ t.test('requireScope', async (t) => {
   t.match(caught(() => requireScope(req(limited), 'no-payment')), { statusCode: 403, message: /"no-payment"/ });
   t.match(caught(() => requireScope(req(limited), 'no-payment', () => errors.validation('x'))), { statusCode: 400 });
 });
+
+t.test('merchant-tags.json from a fixture directory is validated at start', async (t) => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join(tmpdir(), 'tags-'));
+  const file = join(dir, 'merchant-tags.json');
+  const bad: Array<[unknown, RegExp]> = [
+    [{}, /"merchant_tags" must be an object/],
+    [{ merchant_tags: { c: [] } }, /merchant_tags\.c must be an object/],
+    [{ merchant_tags: { c: { 'not-a-uuid': ['x'] } } }, /merchant_tags\.c\.not-a-uuid: the key must be an activity UUID/],
+    [{ merchant_tags: { c: { [TAGGED]: ['ok', ''] } } }, /must be an array of non-empty strings/],
+  ];
+  for (const [doc, message] of bad) {
+    writeFileSync(file, JSON.stringify(doc));
+    const err = await buildTestApp({ config: { fixtures: dir } }).catch((e: unknown) => e);
+    t.match(err, { userFacing: true, message }, JSON.stringify(doc));
+    t.match((err as Error).message, file);
+  }
+  writeFileSync(file, JSON.stringify({ merchant_tags: { 'sandbox-client': { [TAGGED]: ['mine'] } } }));
+  const app = await buildTestApp({ config: { fixtures: dir }, catalog: await tinyCatalog() });
+  t.teardown(() => app.close());
+  t.same((await tags(app, TAGGED, await login(app))).json(), ['mine'], 'the user file replaces the built-in tags of that client');
+});

@@ -193,3 +193,30 @@ t.test('memory store', async (t) => {
   await s.close();
   await t.rejects(s.update('a', () => 1), /closed/);
 });
+
+t.test('rollback restores keys changed before their whole collection was replaced', async (t) => {
+  const file = join(tmp(), 'state.json');
+  const s = await createStore(file);
+  await s.update('a', (tn) => void (tn.orders.o1 = { uuid: 'o1', n: 1 }));
+  await t.rejects(
+    s.update('a', (tn) => {
+      const o = tn.orders.o1;
+      if (o) o.n = 2;
+      tn.orders = {};
+      tn.journal.j = { id: 'j' };
+      throw new Error('late failure');
+    }),
+  );
+  t.same(s.tenant('a').orders.o1, { uuid: 'o1', n: 1 });
+  t.equal(s.tenant('a').journal.j, undefined);
+  // A whole-collection replacement is logged whole and survives a restart.
+  await s.update('a', (tn) => {
+    tn.orders = { o2: { uuid: 'o2' } };
+    delete (tn as unknown as Record<string, unknown>).counters;
+  });
+  const r = await createStore(file);
+  t.same(Object.keys(r.tenant('a').orders), ['o2']);
+  t.same(r.tenant('a').counters, {}, 'a dropped collection comes back empty');
+  await r.close();
+  await s.close();
+});
