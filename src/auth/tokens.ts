@@ -21,6 +21,25 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
+/** Expired tokens stay this long (answering "expired", which helps more than "invalid"), then go. */
+const KEEP_EXPIRED_MS = 24 * 3600 * 1000;
+const PRUNE_EVERY_MS = 10 * 60 * 1000;
+const lastPrune = new WeakMap<Store, Map<string, number>>();
+
+/**
+ * Keys of tokens expired for more than a day, found on the read-only view (so that only the keys
+ * deleted count as written), at most every 10 minutes of server time per application.
+ */
+function staleTokens(store: Store, application: string, now: number): string[] {
+  let seen = lastPrune.get(store);
+  if (!seen) lastPrune.set(store, (seen = new Map()));
+  const last = seen.get(application);
+  if (last !== undefined && Math.abs(now - last) < PRUNE_EVERY_MS) return [];
+  seen.set(application, now);
+  const tokens = store.tenant(application).tokens;
+  return Object.keys(tokens).filter((k) => Date.parse((tokens[k] as TokenRecord).expiresAt) + KEEP_EXPIRED_MS < now);
+}
+
 /** Issues a token for a client in an application's tenant; resolves once it is durable. */
 export async function issueToken(
   store: Store,
@@ -37,7 +56,9 @@ export async function issueToken(
     expiresAt: new Date(now.getTime() + TOKEN_LIFETIME_S * 1000).toISOString(),
   };
   const key = hashToken(token);
+  const stale = staleTokens(store, application, now.getTime());
   await store.update(application, (tenant) => {
+    for (const k of stale) delete tenant.tokens[k];
     tenant.tokens[key] = record;
   });
   return { token, record };

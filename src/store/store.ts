@@ -29,6 +29,9 @@ export interface Store {
   /**
    * Runs `fn` on the tenant (synchronously: no awaits inside) and resolves with its result once a
    * write holding the change is on disk. If `fn` throws, its changes are undone and nothing is written.
+   * Only what `fn` reaches through its `tenant` argument is tracked: `tenant.orders[id].status = 'OK'`
+   * is written, but mutating a record fetched earlier with tenant() is not (it would be lost by a
+   * crash). Reading a key inside `fn` marks it written; iterating a whole collection marks all of it.
    */
   update<T>(application: string, fn: (tenant: Tenant) => T): Promise<T>;
   /** Drops one tenant's state, or everything; durable when it resolves. */

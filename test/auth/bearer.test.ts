@@ -95,6 +95,13 @@ t.test('bad, foreign and expired tokens are refused; no header stays anonymous',
   });
   t.equal(relogin.statusCode, 200, '/login ignores the expired token it is replacing');
   t.equal((await tags(app, TAGGED, relogin.json().access_token)).statusCode, 200);
+
+  t.equal(Object.keys(app.store.tenant('test-app').tokens).length, 2);
+  await app.inject({ method: 'POST', url: '/__admin/clock', payload: { advance: 'P2D' } });
+  const fresh = await login(app);
+  t.same(Object.keys(app.store.tenant('test-app').tokens).length, 1, 'a login drops tokens expired for more than a day');
+  t.equal((await tags(app, TAGGED, fresh)).statusCode, 200);
+  t.match((await tags(app, TAGGED, token)).json().message, /Invalid access token/, 'a dropped token is unknown');
 });
 
 t.test('requireScope', async (t) => {
