@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
 /**
  * One frozen, validated Config built from flags, env and a config file (INTERFACE.md section 1).
  * Precedence: flags win over env, env over the config file, the file over the defaults.
@@ -35,3 +38,167 @@ export const defaults: Readonly<Config> = Object.freeze({
   headerPrefix: 'X-Service-',
   logLevel: 'info',
 });
+
+/** A mistake in flags, env or config file: the CLI prints its one-line message and exits 2. */
+export class ConfigError extends Error {
+  readonly userFacing = true;
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Kind = 'int' | 'string' | 'url' | 'level';
+interface Option {
+  key: keyof Config;
+  flag: string;
+  env: string[];
+  kind: Kind;
+  help: string;
+  min?: number;
+  max?: number;
+  nullable?: boolean;
+}
+
+/** Every setting with its flag and env vars, in INTERFACE.md's order: the one table --help prints. */
+export const OPTIONS: readonly Option[] = [
+  { key: 'port', flag: 'port', env: ['MOCK_SERVER_PORT', 'PORT'], kind: 'int', min: 0, max: 65535, help: 'listen port (0 = any free port)' },
+  { key: 'host', flag: 'host', env: ['MOCK_SERVER_HOST'], kind: 'string', help: 'listen address (the container uses 0.0.0.0)' },
+  { key: 'basePath', flag: 'base-path', env: ['MOCK_SERVER_BASE_PATH'], kind: 'string', help: 'prefix of every API path' },
+  { key: 'seed', flag: 'seed', env: ['MOCK_SERVER_SEED'], kind: 'int', min: 0, max: 2 ** 31 - 1, help: 'same seed, same catalog' },
+  { key: 'catalogSize', flag: 'catalog-size', env: ['MOCK_SERVER_CATALOG_SIZE'], kind: 'int', min: 0, max: 100000, help: 'generated activities, added to the fixture ones' },
+  { key: 'fixtures', flag: 'fixtures', env: ['MOCK_SERVER_FIXTURES'], kind: 'string', nullable: true, help: 'directory of fixture files merged over the built-in ones' },
+  { key: 'scenarios', flag: 'scenarios', env: ['MOCK_SERVER_SCENARIOS'], kind: 'string', nullable: true, help: 'directory of extra scenario files' },
+  { key: 'db', flag: 'db', env: ['MOCK_SERVER_DB'], kind: 'string', help: "state file (lowdb JSON), or 'memory'" },
+  { key: 'webhookUrl', flag: 'webhook-url', env: ['MOCK_SERVER_WEBHOOK_URL'], kind: 'url', nullable: true, help: 'where Update order item webhooks go' },
+  { key: 'webhookSecret', flag: 'webhook-secret', env: ['MOCK_SERVER_WEBHOOK_SECRET'], kind: 'string', nullable: true, help: 'signs webhooks' },
+  { key: 'headerPrefix', flag: 'header-prefix', env: ['MOCK_SERVER_HEADER_PREFIX'], kind: 'string', help: 'vendor header prefix (X-Acme- reads X-Acme-Application, ...)' },
+  { key: 'logLevel', flag: 'log-level', env: ['MOCK_SERVER_LOG_LEVEL'], kind: 'level', help: 'pino level' },
+];
+
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function coerce(o: Option, raw: unknown, where: string): Config[keyof Config] {
+  if (raw === null && o.nullable) return null;
+  const s = typeof raw === 'number' && o.kind === 'int' ? String(raw) : raw;
+  if (typeof s !== 'string') throw new ConfigError(`${where}: expected ${o.kind === 'int' ? 'an integer' : 'a string'}, got ${JSON.stringify(raw)}`);
+  switch (o.kind) {
+    case 'int': {
+      if (!/^-?\d+$/.test(s.trim())) throw new ConfigError(`${where}: "${s}" is not an integer`);
+      const n = Number(s);
+      if ((o.min !== undefined && n < o.min) || (o.max !== undefined && n > o.max)) {
+        throw new ConfigError(`${where}: ${n} is out of range ${o.min}..${o.max}`);
+      }
+      return n;
+    }
+    case 'url': {
+      let u: URL;
+      try {
+        u = new URL(s);
+      } catch {
+        throw new ConfigError(`${where}: "${s}" is not a URL`);
+      }
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${where}: "${s}" must be an http or https URL`);
+      return s;
+    }
+    case 'level':
+      if (!LEVELS.includes(s)) throw new ConfigError(`${where}: "${s}" is not one of ${LEVELS.join(', ')}`);
+      return s;
+    default:
+      if (s.trim() === '') throw new ConfigError(`${where}: must not be empty`);
+      return s;
+  }
+}
+
+/** Rules that involve the value itself beyond its type. */
+function check(c: Config): Config {
+  if (!c.basePath.startsWith('/')) throw new ConfigError(`base-path: "${c.basePath}" must start with /`);
+  if (c.basePath.length > 1 && c.basePath.endsWith('/')) c.basePath = c.basePath.replace(/\/+$/, '');
+  if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(c.headerPrefix)) throw new ConfigError(`header-prefix: "${c.headerPrefix}" must be letters, digits and dashes, e.g. X-Service-`);
+  return c;
+}
+
+function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`config file ${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(`config file ${file}: not valid JSON (${(e as Error).message})`);
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ConfigError(`config file ${file}: must hold a JSON object`);
+  return data as Record<string, unknown>;
+}
+
+/** What the command line asked for besides settings. */
+export interface Invocation {
+  command: 'serve' | 'help' | 'version' | 'replay';
+  /** Positional arguments after the command (replay files). */
+  args: string[];
+  config: Config;
+}
+
+/** Flags win over env, env over the config file, the file over the defaults. */
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
+  const options: Record<string, { type: 'string' | 'boolean' }> = { config: { type: 'string' }, help: { type: 'boolean' }, version: { type: 'boolean' }, url: { type: 'string' } };
+  for (const o of OPTIONS) options[o.flag] = { type: 'string' };
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new ConfigError((e as Error).message.split('\n')[0] ?? 'bad arguments');
+  }
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  const [first, ...rest] = parsed.positionals;
+  let command: Invocation['command'] = 'serve';
+  if (first === 'replay') command = 'replay';
+  else if (first !== undefined) throw new ConfigError(`unknown command "${first}" (try --help)`);
+  if (values.help) command = 'help';
+  else if (values.version) command = 'version';
+
+  const config: Config = { ...defaults };
+  const set = (o: Option, raw: unknown, where: string) => {
+    (config as unknown as Record<string, unknown>)[o.key] = coerce(o, raw, where);
+  };
+  const file = (values.config as string | undefined) ?? env.MOCK_SERVER_CONFIG;
+  if (file) {
+    const data = readConfigFile(file);
+    for (const [k, v] of Object.entries(data)) {
+      const o = OPTIONS.find((x) => x.key === k || x.flag === k);
+      if (!o) throw new ConfigError(`config file ${file}: unknown key "${k}"`);
+      set(o, v, `config file ${file}: ${k}`);
+    }
+  }
+  for (const o of OPTIONS) {
+    const name = o.env.find((e) => env[e] !== undefined && env[e] !== '');
+    if (name) set(o, env[name], name);
+  }
+  for (const o of OPTIONS) {
+    const v = values[o.flag];
+    if (typeof v === 'string') set(o, v, `--${o.flag}`);
+  }
+  return { command, args: command === 'replay' ? rest : [], config: Object.freeze(check(config)) };
+}
+
+/** The --help text, generated from OPTIONS so it cannot drift from the parser. */
+export function usage(): string {
+  const rows = OPTIONS.map((o) => {
+    const def = defaults[o.key] === null ? 'none' : String(defaults[o.key]);
+    return `  --${o.flag.padEnd(15)} ${o.help}\n  ${''.padEnd(17)} env ${o.env.join(', then ')}; default ${def}`;
+  });
+  return [
+    'Usage: mock-server [options]            start the mock Partner API',
+    '       mock-server replay FILE... [--url URL]   play replay files',
+    '',
+    'Options (flags win over env, env over the --config file):',
+    ...rows,
+    `  --${'config FILE'.padEnd(15)} JSON file with any of the settings above (env MOCK_SERVER_CONFIG)`,
+    `  --${'help'.padEnd(15)} this text`,
+    `  --${'version'.padEnd(15)} the version`,
+  ].join('\n');
+}

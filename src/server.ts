@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import { systemClock } from './clock.js';
+import type { Config } from './config.js';
+import { buildCatalog } from './seed/catalog.js';
+import { createStore } from './store/index.js';
+import { VERSION } from './version.js';
+
+export interface Running {
+  app: FastifyInstance;
+  /** The API's base URL with the real port. */
+  url: string;
+  /** Stops accepting, finishes in-flight requests, flushes state. */
+  close(): Promise<void>;
+}
+
+/** Builds every dependency from the config, listens, and prints the banner. */
+export async function startServer(config: Config, print: (line: string) => void = console.log): Promise<Running> {
+  const catalog = await buildCatalog(config);
+  const store = await createStore(config.db);
+  const app = await buildApp({ config, clock: systemClock(), catalog, store, logger: { level: config.logLevel } });
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const origin = `http://${host}:${port}`;
+  const url = `${origin}${config.basePath === '/' ? '' : config.basePath}`;
+  for (const line of [
+    `mock-server ${VERSION} listening`,
+    `  API           ${url}`,
+    `  Swagger UI    ${origin}/docs`,
+    `  control API   ${origin}/__admin`,
+    `  state file    ${config.db}`,
+    `  seed          ${config.seed} (${catalog.activities.length} activities)`,
+    `  sandbox login client_id sandbox-client, client_secret sandbox-secret`,
+    `  webhook URL   ${config.webhookUrl ?? 'none'}`,
+    `  headers       ${config.headerPrefix}Application (required), ${config.headerPrefix}Currency, ${config.headerPrefix}Market, ${config.headerPrefix}Version`,
+  ]) print(line);
+  return { app, url, close: () => app.close() };
+}
+
+/** SIGTERM/SIGINT: stop accepting, finish in-flight requests, flush state, exit 0. */
+export function exitOnSignals(running: Running): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    running.app.log.info({ signal }, 'shutting down');
+    running
+      .close()
+      .then(() => process.exit(0))
+      .catch((err: unknown) => {
+        console.error(`mock-server: shutdown failed: ${(err as Error).message}`);
+        process.exit(1);
+      });
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}

@@ -1,0 +1,77 @@
+import t from 'tap';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, defaults, loadConfig, usage } from '../src/config.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'config-'));
+const file = (name: string, body: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, body);
+  return p;
+};
+
+t.test('defaults when nothing is given', async (t) => {
+  const { command, config } = loadConfig([], {});
+  t.equal(command, 'serve');
+  t.same(config, defaults);
+  t.ok(Object.isFrozen(config));
+});
+
+t.test('precedence: flags > env > file > defaults', async (t) => {
+  const cfg = file('c.json', JSON.stringify({ port: 7000, seed: 5, 'catalog-size': 10, headerPrefix: 'X-File-', db: 'memory' }));
+  const fromFile = loadConfig(['--config', cfg], {}).config;
+  t.match(fromFile, { port: 7000, seed: 5, catalogSize: 10, headerPrefix: 'X-File-', db: 'memory' });
+  const env = { MOCK_SERVER_SEED: '6', MOCK_SERVER_PORT: '7001', MOCK_SERVER_CONFIG: cfg };
+  t.match(loadConfig([], env).config, { port: 7001, seed: 6, catalogSize: 10 }, 'env over file, file named by env');
+  t.match(loadConfig(['--seed', '7', '--port', '0'], env).config, { port: 0, seed: 7, catalogSize: 10 }, 'flags over env');
+  t.equal(loadConfig([], { PORT: '9000' }).config.port, 9000, 'PORT is a fallback');
+  t.equal(loadConfig([], { PORT: '9000', MOCK_SERVER_PORT: '9001' }).config.port, 9001, 'MOCK_SERVER_PORT first');
+  t.match(
+    loadConfig(['--webhook-url', 'http://u:p@127.0.0.1:9/hook', '--webhook-secret', 's', '--fixtures', '/x', '--scenarios', '/y', '--log-level', 'warn', '--host', '0.0.0.0', '--base-path', '/v3/'], {}).config,
+    { webhookUrl: 'http://u:p@127.0.0.1:9/hook', webhookSecret: 's', fixtures: '/x', scenarios: '/y', logLevel: 'warn', host: '0.0.0.0', basePath: '/v3' },
+  );
+});
+
+t.test('commands', async (t) => {
+  t.equal(loadConfig(['--help'], {}).command, 'help');
+  t.equal(loadConfig(['--version'], {}).command, 'version');
+  t.same(loadConfig(['replay', 'a.yaml', 'b.yaml'], {}).args, ['a.yaml', 'b.yaml']);
+  const text = usage();
+  for (const flag of ['--port', '--host', '--base-path', '--seed', '--catalog-size', '--fixtures', '--scenarios', '--db', '--webhook-url', '--webhook-secret', '--header-prefix', '--config', '--log-level']) {
+    t.match(text, flag);
+  }
+  t.match(text, 'MOCK_SERVER_PORT, then PORT');
+});
+
+t.test('every mistake is one clear ConfigError', async (t) => {
+  const bad: [string[], NodeJS.ProcessEnv, RegExp][] = [
+    [['--bogus'], {}, /Unknown option '--bogus'/],
+    [['serve'], {}, /unknown command "serve"/],
+    [['--port'], {}, /--port/],
+    [['--port', '70000'], {}, /--port: 70000 is out of range 0..65535/],
+    [['--port', 'abc'], {}, /--port: "abc" is not an integer/],
+    [[], { MOCK_SERVER_PORT: '-1' }, /MOCK_SERVER_PORT: -1 is out of range/],
+    [['--seed', '1.5'], {}, /--seed: "1.5" is not an integer/],
+    [['--catalog-size', '100001'], {}, /--catalog-size: 100001 is out of range/],
+    [['--base-path', 'api'], {}, /base-path: "api" must start with \//],
+    [['--header-prefix', 'X Service'], {}, /header-prefix/],
+    [['--log-level', 'loud'], {}, /--log-level: "loud" is not one of/],
+    [['--webhook-url', 'not a url'], {}, /--webhook-url: "not a url" is not a URL/],
+    [['--webhook-url', 'ftp://x'], {}, /must be an http or https URL/],
+    [['--db', ''], {}, /--db: must not be empty/],
+    [['--config', join(dir, 'missing.json')], {}, /cannot be read \(ENOENT\)/],
+    [['--config', file('bad.json', '{nope')], {}, /not valid JSON/],
+    [['--config', file('arr.json', '[]')], {}, /must hold a JSON object/],
+    [['--config', file('unknown.json', '{"colour":"red"}')], {}, /unknown key "colour"/],
+    [['--config', file('type.json', '{"port":"x"}')], {}, /config file .*type.json: port: "x" is not an integer/],
+  ];
+  for (const [argv, env, re] of bad) {
+    t.throws(() => loadConfig(argv, env), re, argv.join(' ') || JSON.stringify(env));
+    try {
+      loadConfig(argv, env);
+    } catch (e) {
+      t.ok(e instanceof ConfigError && e.userFacing && !e.message.includes('\n'));
+    }
+  }
+});
