@@ -57,7 +57,7 @@ t.test('user mistakes exit 2 with one line', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'cli-'));
   const badConfig = join(dir, 'bad.json');
   writeFileSync(badConfig, '{"port": "eighty"}');
-  for (const args of [['--bogus'], ['--port', 'x'], ['--config', badConfig], ['replay', 'x.yaml']]) {
+  for (const args of [['--bogus'], ['--port', 'x'], ['--config', badConfig], ['replay', 'x.yaml'], ['--fixtures', join(dir, 'nope')]]) {
     const r = await run(args);
     t.equal(r.code, 2, args.join(' '));
     t.match(r.stderr, /^mock-server: .+\n$/, `one line: ${r.stderr}`);

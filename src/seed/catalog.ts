@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtinFixturesDir } from '../paths.js';
+import { FixtureError, loadFixtures } from './fixtures.js';
+import { generateActivities } from './generate.js';
+import { Random, seededFaker } from './random.js';
 import type {
   ActivityRecord,
   CatalogData,
@@ -50,24 +53,31 @@ function readJson<T>(file: string): T {
   return JSON.parse(readFileSync(file, 'utf8')) as T;
 }
 
-export async function buildCatalog(_opts: CatalogOptions): Promise<Catalog> {
+/** Fixtures (built-in, then the user's) plus `catalogSize` generated activities: a pure function of the options. */
+export async function buildCatalog(opts: CatalogOptions): Promise<Catalog> {
   const { currencies } = readJson<{ currencies: Currency[] }>(join(builtinFixturesDir, 'currencies.json'));
   const { markets } = readJson<{ markets: Market[] }>(join(builtinFixturesDir, 'markets.json'));
-  // Placeholder until generation lands: reference data only, no activities.
-  const data: CatalogData = {
-    countries: [], cities: [], venues: [], categories: [], flavours: [], features: [], services: [],
-    food: [], group_sizes: [], languages: [], activities: [],
-  };
+  const fixtures = loadFixtures(builtinFixturesDir, opts.fixtures) as unknown as CatalogData;
+  const currencyByCode = new Map(currencies.map((c) => [c.code, c]));
+  for (const a of fixtures.activities) {
+    if (!currencyByCode.has(a.supplier_currency)) {
+      throw new FixtureError(`fixtures: activity ${a.uuid} has supplier_currency ${a.supplier_currency}, which is not in currencies.json`);
+    }
+  }
+  const random = new Random(opts.seed);
+  const generated = generateActivities(random, seededFaker(random), fixtures, opts.catalogSize);
+  const data: CatalogData = { ...fixtures, activities: [...fixtures.activities, ...generated] };
+  const byId = <T extends { id: number }>(list: T[]) => new Map(list.map((r) => [r.id, r]));
   return {
     ...data,
     currencies,
-    currencyByCode: new Map(currencies.map((c) => [c.code, c])),
+    currencyByCode,
     markets,
-    activityByUuid: new Map(),
-    cityById: new Map(),
-    countryById: new Map(),
-    venueById: new Map(),
-    categoryById: new Map(),
-    flavourById: new Map(),
+    activityByUuid: new Map(data.activities.map((a) => [a.uuid.toLowerCase(), a])),
+    cityById: byId(data.cities),
+    countryById: byId(data.countries),
+    venueById: byId(data.venues),
+    categoryById: byId(data.categories),
+    flavourById: byId(data.flavours),
   };
 }

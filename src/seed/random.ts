@@ -1,0 +1,64 @@
+import { Faker, base, en } from '@faker-js/faker';
+
+/**
+ * The one seeded random source of the catalog. faker draws from it through its Randomizer
+ * interface and json-schema-faker is seeded from it, so the whole catalog is a pure function of
+ * the seed: no Math.random(), no clock.
+ */
+export class Random {
+  #state = 0;
+  constructor(seed: number) {
+    this.seed(seed);
+  }
+
+  seed(seed: number | number[]): void {
+    const s = Array.isArray(seed) ? seed.reduce((a, b) => Math.imul(a ^ b, 2654435761), 0x9e3779b9) : seed;
+    this.#state = (s ^ 0x6d2b79f5) >>> 0;
+  }
+
+  /** mulberry32: small, fast, and good enough for test data. */
+  next(): number {
+    let t = (this.#state = (this.#state + 0x6d2b79f5) >>> 0);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  /** An integer in [min, max]. */
+  int(min: number, max: number): number {
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+
+  pick<T>(list: readonly T[]): T {
+    const v = list[Math.floor(this.next() * list.length)];
+    if (v === undefined) throw new Error('pick from an empty list');
+    return v;
+  }
+
+  /** k distinct items, in list order. */
+  sample<T>(list: readonly T[], k: number): T[] {
+    const idx = list.map((_, i) => i);
+    for (let i = idx.length - 1; i > 0; i--) {
+      const j = Math.floor(this.next() * (i + 1));
+      [idx[i], idx[j]] = [idx[j] as number, idx[i] as number];
+    }
+    return idx.slice(0, Math.min(k, list.length)).sort((a, b) => a - b).map((i) => list[i] as T);
+  }
+
+  /** A version 4 UUID from this source. */
+  uuid(): string {
+    const hex = Array.from({ length: 32 }, () => Math.floor(this.next() * 16).toString(16)).join('');
+    const variant = '89ab'[Math.floor(this.next() * 4)];
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  }
+}
+
+/** A faker instance that draws from the given source. */
+export function seededFaker(random: Random): Faker {
+  // faker calls the randomizer's methods unbound.
+  return new Faker({ locale: [en, base], randomizer: { next: () => random.next(), seed: (s) => random.seed(s) } });
+}
