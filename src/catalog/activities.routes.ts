@@ -75,53 +75,57 @@ export default async function activitiesRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const q = request.query;
-      const country_in = listParam(q.country_in).map((c) => c.toUpperCase());
-      const bad = country_in.find((c) => c.length !== 2);
-      if (bad !== undefined) throw errors.validation(`querystring "country_in" items must be exactly 2 characters, got "${bad}"`);
-      const sort_by = listParam(q.sort_by);
-      const coordinates = parseCoordinates(q.coordinates);
-      if (q.distance && !coordinates) throw errors.validation('querystring "distance" needs "coordinates"');
-      validateSort(sort_by, coordinates !== undefined);
-      const price = parseRange('default_price_range', q.default_price_range);
-      const rate = catalog.currencyByCode.get(request.service.currency)?.usd_rate ?? 1;
-      const lang = request.service.locale.language;
-      const query: SearchQuery = {
-        category_in: listParam(q.category_in),
-        country_in,
-        city_in: idList('city_in', q.city_in),
-        venue_in: idList('venue_in', q.venue_in),
-        feature_in: listParam(q.feature_in),
-        flavour_in: idList('flavour_in', q.flavour_in),
-        flavour_not_in: idList('flavour_not_in', q.flavour_not_in),
-        service_in: listParam(q.service_in),
-        seller_in: listParam(q.seller_in),
-        pickup_in: listParam(q.pickup_in),
-        available_language_in: listParam(q.available_language_in),
-        vertical_in: listParam(q.vertical_in),
-        temporary: q.temporary === undefined ? undefined : q.temporary === 'YES',
-        discounted: q.discounted === undefined ? undefined : q.discounted === 'YES',
-        price_usd: price && [price[0] / rate, price[1] / rate],
-        duration_ms: parseDurationRange(q.duration_range),
-        available_from: q.available_from,
-        available_to: q.available_to,
-        coordinates,
-        distance_km: q.distance ? parseDistanceKm(q.distance) : undefined,
-        text: q.text,
-        text_operator: q.text_operator,
-        fuzziness_level: q.fuzziness_level,
-        zero_terms_query: q.zero_terms_query,
-        extend_content_fields: q.extend_content_fields,
-        extend_other_languages: q.extend_other_languages,
-        preferred_seller_code: q.preferred_seller_code,
-        preferred_seller_boost: q.preferred_seller_boost,
-        sort_by,
-      };
-      const found = search(catalog, online, query, lang);
-      const wanted = listParam(q.include_facets);
-      const facetPart = wanted.length ? `,"facets":${JSON.stringify(facets(catalog, found, wanted, lang))}` : '';
-      const page = found.slice(q.offset, q.offset + q.limit);
-      const body = `{"meta":{"count":${found.length}},"data":${bodies.list(page, request)}${facetPart}}`;
+      // The answer depends only on the URL, the request context and the immutable catalog.
+      const body = bodies.response(request, () => {
+        const q = request.query;
+        const country_in = listParam(q.country_in).map((c) => c.toUpperCase());
+        const bad = country_in.find((c) => c.length !== 2);
+        if (bad !== undefined) throw errors.validation(`querystring "country_in" items must be exactly 2 characters, got "${bad}"`);
+        const sort_by = listParam(q.sort_by);
+        const coordinates = parseCoordinates(q.coordinates);
+        if (q.distance && !coordinates) throw errors.validation('querystring "distance" needs "coordinates"');
+        validateSort(sort_by, coordinates !== undefined);
+        const price = parseRange('default_price_range', q.default_price_range);
+        const rate = catalog.currencyByCode.get(request.service.currency)?.usd_rate ?? 1;
+        const lang = request.service.locale.language;
+        const query: SearchQuery = {
+          category_in: listParam(q.category_in),
+          country_in,
+          city_in: idList('city_in', q.city_in),
+          venue_in: idList('venue_in', q.venue_in),
+          feature_in: listParam(q.feature_in),
+          flavour_in: idList('flavour_in', q.flavour_in),
+          flavour_not_in: idList('flavour_not_in', q.flavour_not_in),
+          service_in: listParam(q.service_in),
+          seller_in: listParam(q.seller_in),
+          pickup_in: listParam(q.pickup_in),
+          available_language_in: listParam(q.available_language_in),
+          vertical_in: listParam(q.vertical_in),
+          temporary: q.temporary === undefined ? undefined : q.temporary === 'YES',
+          discounted: q.discounted === undefined ? undefined : q.discounted === 'YES',
+          price_usd: price && [price[0] / rate, price[1] / rate],
+          duration_ms: parseDurationRange(q.duration_range),
+          available_from: q.available_from,
+          available_to: q.available_to,
+          coordinates,
+          distance_km: q.distance ? parseDistanceKm(q.distance) : undefined,
+          text: q.text,
+          text_operator: q.text_operator,
+          fuzziness_level: q.fuzziness_level,
+          zero_terms_query: q.zero_terms_query,
+          extend_content_fields: q.extend_content_fields,
+          extend_other_languages: q.extend_other_languages,
+          preferred_seller_code: q.preferred_seller_code,
+          preferred_seller_boost: q.preferred_seller_boost,
+          sort_by,
+        };
+        const found = search(catalog, online, query, lang);
+        const wanted = listParam(q.include_facets);
+        const facetPart = wanted.length ? `,"facets":${JSON.stringify(facets(catalog, found, wanted, lang))}` : '';
+        const page = found.slice(q.offset, q.offset + q.limit);
+        const body = `{"meta":{"count":${found.length}},"data":${bodies.list(page, request)}${facetPart}}`;
+        return body;
+      });
       return reply.type('application/json; charset=utf-8').send(body);
     },
   );

@@ -12,6 +12,11 @@ export interface ActivityBodies {
   one(a: ActivityRecord, request: FastifyRequest): string;
   /** A JSON array of activities for this request. */
   list(list: readonly ActivityRecord[], request: FastifyRequest): string;
+  /**
+   * A whole response body, built once per (URL, language, currency, authentication, day): any
+   * endpoint whose answer depends only on those and the immutable catalog may use it.
+   */
+  response(request: FastifyRequest, build: () => string): Buffer;
 }
 
 declare module 'fastify' {
@@ -22,7 +27,10 @@ declare module 'fastify' {
 
 async function activityBodiesPlugin(app: FastifyInstance) {
   const { catalog } = app;
-  const cache = new BodyCache();
+  const cache = new BodyCache<string>();
+  // Whole list responses are large (about 100 KB for 20 activities): fewer of them are kept.
+  const responses = new BodyCache<Buffer>(500);
+  const keyOf = (ctx: RenderContext, fellBack: boolean) => `${ctx.lang}|${fellBack ? 1 : 0}|${ctx.currency.code}|${ctx.authenticated ? 1 : 0}|${ctx.today}`;
   const context = (request: FastifyRequest): RenderContext => {
     const s = request.service;
     const currency = catalog.currencyByCode.get(s.currency);
@@ -36,7 +44,7 @@ async function activityBodiesPlugin(app: FastifyInstance) {
     };
   };
   const render = (a: ActivityRecord, ctx: RenderContext, fellBack: boolean) =>
-    cache.get(`${a.uuid}|${ctx.lang}|${fellBack ? 1 : 0}|${ctx.currency.code}|${ctx.authenticated ? 1 : 0}|${ctx.today}`, () => {
+    cache.get(`${a.uuid}|${keyOf(ctx, fellBack)}`, () => {
       const rendered = renderActivity(a, catalog, ctx);
       // A language the catalog lacks is served in English and marked untranslated.
       if (fellBack) rendered.translated = false;
@@ -49,6 +57,10 @@ async function activityBodiesPlugin(app: FastifyInstance) {
       const ctx = context(request);
       const fellBack = request.service.locale.fellBack;
       return `[${list.map((a) => render(a, ctx, fellBack)).join(',')}]`;
+    },
+    response(request, build) {
+      const key = `${request.url}|${keyOf(context(request), request.service.locale.fellBack)}`;
+      return responses.get(key, () => Buffer.from(build()));
     },
   } satisfies ActivityBodies);
 }

@@ -3,11 +3,11 @@
  * (resource, language, currency, authentication, day). Bounded: when full it starts over, which
  * costs a re-render, never a wrong answer.
  */
-export class BodyCache {
-  private readonly map = new Map<string, string>();
+export class BodyCache<T = string> {
+  private readonly map = new Map<string, T>();
   constructor(private readonly max = 20000) {}
 
-  get(key: string, build: () => string): string {
+  get(key: string, build: () => T): T {
     let body = this.map.get(key);
     if (body === undefined) {
       body = build();

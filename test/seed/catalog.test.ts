@@ -98,7 +98,7 @@ t.test('a bad fixture file fails naming file and field', async (t) => {
     ['json.json', '{ not json', /json\.json: not valid JSON/],
     ['enum.json', JSON.stringify({ activities: [{ uuid: 'e0000000-0000-4000-8000-000000000002', id: 5, title: { en: 'x' }, city_id: 1, booking_type: 'SOMETIMES' }] }), /enum\.json: \/activities\/0\/booking_type must be equal to one of the allowed values: \["CALENDAR-TIMESLOTS"/],
     ['type.json', JSON.stringify({ activities: [{ uuid: 'e0000000-0000-4000-8000-000000000002', id: 5, title: { en: 'x' }, city_id: 1, booking: { availability: 'lots' } }] }), /type\.json: \/activities\/0\/booking\/availability must be integer/],
-    ['extra.json', JSON.stringify({ activities: [{ uuid: 'e0000000-0000-4000-8000-000000000002', id: 5, title: { en: 'x' }, city_id: 1, colour: 'red' }] }), /extra\.json: \/activities\/0 must not have additional properties: \["colour"\]/],
+    ['extra.json', JSON.stringify({ activities: [{ uuid: 'e0000000-0000-4000-8000-000000000002', id: 5, title: { en: 'x' }, city_id: 1, colour: 'red' }] }), /extra\.json: \/activities\/0 must NOT have additional properties: \["colour"\]/],
     ['uuid.json', JSON.stringify({ activities: [{ uuid: 'nope' }] }), /uuid\.json: \/activities\/0\/uuid must match pattern/],
     ['list.json', JSON.stringify({ cities: {} }), /list\.json: \/cities must be array/],
     ['ref.json', JSON.stringify({ activities: [{ uuid: 'e0000000-0000-4000-8000-000000000002', id: 5, title: { en: 'x' }, city_id: 4242 }] }), /activity e0000000-0000-4000-8000-000000000002 refers to city_id 4242, which does not exist/],
