@@ -142,7 +142,7 @@ export default async function activitiesRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const a = findActivity(app, request.params.activityUuid);
-      const body = bodies.one(a, request);
+      const body = bodies.response(request, () => bodies.one(a, request));
       return reply.type('application/json; charset=utf-8').send(body);
     },
   );

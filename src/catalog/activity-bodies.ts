@@ -28,8 +28,8 @@ declare module 'fastify' {
 async function activityBodiesPlugin(app: FastifyInstance) {
   const { catalog } = app;
   const cache = new BodyCache<string>();
-  // Whole list responses are large (about 100 KB for 20 activities): fewer of them are kept.
-  const responses = new BodyCache<Buffer>(500);
+  // Whole responses as bytes, so a hit costs no encoding at all.
+  const responses = new BodyCache<Buffer>();
   const keyOf = (ctx: RenderContext, fellBack: boolean) => `${ctx.lang}|${fellBack ? 1 : 0}|${ctx.currency.code}|${ctx.authenticated ? 1 : 0}|${ctx.today}`;
   const context = (request: FastifyRequest): RenderContext => {
     const s = request.service;
