@@ -12,6 +12,8 @@ import catalogRoutes from './catalog/index.js';
 import adminRoutes from './admin/index.js';
 import storePlugin, { createStore, type Store } from './store/index.js';
 import authRoutes from './auth/index.js';
+import webhooksPlugin, { type WebhooksPluginOptions } from './webhooks/index.js';
+import scenariosPlugin from './scenarios/index.js';
 import { VERSION } from './version.js';
 
 /** Everything the app needs from outside; tests pass a fixed clock and a small catalog. */
@@ -22,6 +24,8 @@ export interface AppDeps {
   /** Mutable state (createStore(config.db)); a memory store when absent. Closed with the app. */
   store?: Store;
   logger?: FastifyServerOptions['logger'];
+  /** Webhook tuning without a flag (retry schedule, timeout, wall clock); tests shorten them. */
+  webhooks?: WebhooksPluginOptions;
 }
 
 declare module 'fastify' {
@@ -51,6 +55,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('startedAt', Date.now());
   installErrorHandling(app);
   await app.register(storePlugin, { store: deps.store ?? (await createStore('memory')) });
+  await app.register(scenariosPlugin);
+  await app.register(webhooksPlugin, deps.webhooks ?? {});
 
   await app.register(swagger, {
     openapi: {

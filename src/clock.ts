@@ -8,32 +8,59 @@ export interface Clock {
   advance(ms: number): void;
   /** Jumps to a given instant (later reads move on from there, at real speed unless frozen). */
   set(at: Date): void;
+  /**
+   * Calls `listener` after every advance() or set(), so timers that follow the server clock
+   * (webhook retries, scenario steps) can catch up at once. Returns a function that removes it.
+   */
+  onChange?(listener: () => void): () => void;
+}
+
+/** The listener list behind Clock.onChange. */
+function listeners(): { add(l: () => void): () => void; emit(): void } {
+  const set = new Set<() => void>();
+  return {
+    add(l) {
+      set.add(l);
+      return () => set.delete(l);
+    },
+    emit() {
+      for (const l of [...set]) l();
+    },
+  };
 }
 
 /** Real time plus an offset that the control API can move. */
 export function systemClock(): Clock {
   let offset = 0;
+  const changed = listeners();
   return {
     now: () => new Date(Date.now() + offset),
     advance(ms) {
       offset += ms;
+      changed.emit();
     },
     set(at) {
       offset = at.getTime() - Date.now();
+      changed.emit();
     },
+    onChange: changed.add,
   };
 }
 
 /** A clock that stands still unless moved: for tests. */
 export function fixedClock(start: Date | string = '2026-01-15T10:00:00Z'): Clock {
   let t = new Date(start).getTime();
+  const changed = listeners();
   return {
     now: () => new Date(t),
     advance(ms) {
       t += ms;
+      changed.emit();
     },
     set(at) {
       t = at.getTime();
+      changed.emit();
     },
+    onChange: changed.add,
   };
 }

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { VERSION } from '../version.js';
 import clockRoutes from './clock.js';
 import resetRoutes from './reset.js';
+import webhookAdminRoutes from './webhooks.js';
+import scenarioAdminRoutes from './scenarios.js';
 
 /** The /__admin control plane: untagged, so it stays out of the partner docs. */
 export default async function adminRoutes(app: FastifyInstance) {
@@ -13,4 +15,6 @@ export default async function adminRoutes(app: FastifyInstance) {
   }));
   await app.register(clockRoutes);
   await app.register(resetRoutes);
+  await app.register(webhookAdminRoutes);
+  await app.register(scenarioAdminRoutes);
 }

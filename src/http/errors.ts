@@ -57,6 +57,13 @@ export const errors = {
     }),
   /** 403 0: the token lacks a scope the operation needs (callers with a documented status pass their own). */
   missingScope: (scope: string) => new ApiError(403, '0', `The access token lacks the "${scope}" scope`),
+  /** 409 0: the order-item lifecycle (INTERFACE.md section 3) forbids this move. */
+  forbiddenStatusMove: (from: string, to: string, allowed: readonly string[]) =>
+    new ApiError(
+      409,
+      '0',
+      `Order item status cannot move from ${from} to ${to}: ${allowed.length ? `from ${from} it can move to ${allowed.join(', ')}` : `${from} is final`}`,
+    ),
   methodNotAllowed: (method: string, url: string) =>
     new ApiError(405, '0', `Method ${method} is not allowed on ${url}`),
   payloadTooLarge: () => new ApiError(413, '0', 'Request body is too large'),

@@ -1,0 +1,77 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { errors } from '../http/errors.js';
+
+const DeliveriesQuery = Type.Object(
+  {
+    order_item_uuid: Type.Optional(Type.String({ minLength: 1 })),
+    application: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+const ConfigBody = Type.Object(
+  {
+    url: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'http(s) URL; user:password sends Basic credentials; null drops the setting' }),
+    secret: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
+    application: Type.Optional(Type.String({ minLength: 1, description: 'only this application; absent: all of them' })),
+  },
+  { additionalProperties: false },
+);
+
+/** Hides the password of a URL with credentials: the config answer is shown in logs and terminals. */
+function redact(url: string): string {
+  const u = new URL(url);
+  if (u.password) u.password = '***';
+  return u.toString();
+}
+
+/** Control endpoints of the webhook dispatcher: the delivery log, redeliver, per-application URL and secret. */
+export default async function webhookAdminRoutes(app: FastifyInstance) {
+  app.get<{ Querystring: Static<typeof DeliveriesQuery> }>(
+    '/webhooks/deliveries',
+    { schema: { querystring: DeliveriesQuery } },
+    async (request) => ({ deliveries: app.webhooks.list(request.query) }),
+  );
+
+  app.post<{ Params: Static<typeof IdParams> }>(
+    '/webhooks/deliveries/:id/redeliver',
+    { schema: { params: IdParams } },
+    async (request, reply) => {
+      const delivery = await app.webhooks.redeliver(request.params.id);
+      return reply.code(202).send({ delivery });
+    },
+  );
+
+  app.put<{ Body: Static<typeof ConfigBody> }>(
+    '/webhooks/config',
+    { schema: { body: ConfigBody } },
+    async (request) => {
+      const { url, secret, application } = request.body;
+      if (url !== null) {
+        let u: URL;
+        try {
+          u = new URL(url);
+        } catch {
+          throw errors.validation(`body "url": "${url}" is not a URL`);
+        }
+        if (u.protocol !== 'http:' && u.protocol !== 'https:') throw errors.validation(`body "url": "${url}" must be an http or https URL`);
+      } else if (secret) {
+        throw errors.validation('body "secret" needs a "url"');
+      }
+      await app.webhooks.configure(application, url === null ? null : { url, secret: secret ?? null });
+      return { application: application ?? null, url: url === null ? null : redact(url), signed: Boolean(url !== null && secret) };
+    },
+  );
+
+  app.get('/webhooks/config', async () => {
+    const apps = app.store.applications().filter((a) => app.store.tenant(a).webhookConfig !== null);
+    const show = (t: { url: string; secret: string | null } | null) => (t ? { url: redact(t.url), signed: t.secret !== null } : null);
+    return {
+      default: show(app.webhooks.defaultTarget()),
+      applications: Object.fromEntries(apps.map((a) => [a, show(app.store.tenant(a).webhookConfig)])),
+    };
+  });
+}

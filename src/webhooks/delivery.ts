@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import type { Tenant } from '../store/index.js';
+import { parseDuration, durationToMs } from '../time/duration.js';
+import { buildPayload, type OrderItemSnapshot, type UpdateOrderItemPayload } from './payload.js';
+
+export type DeliveryState = 'pending' | 'delivered' | 'failed';
+
+/** One POST to the receiver. `at` is server-clock time (the delivery log reads like the rest of the state). */
+export interface DeliveryAttempt {
+  at: string;
+  status_code?: number;
+  error?: string;
+  duration_ms: number;
+}
+
+/** One "Update order item" webhook and everything done to deliver it; kept in tenant.deliveries. */
+export interface Delivery {
+  id: string;
+  application: string;
+  order_uuid: string;
+  order_item_uuid: string;
+  order_item_version: number;
+  payload: UpdateOrderItemPayload;
+  attempts: DeliveryAttempt[];
+  state: DeliveryState;
+  /** Server-clock time of the next attempt while pending; null once delivered or failed. */
+  next_attempt_at: string | null;
+  created_at: string;
+  /** Per-application sequence: ties between equal versions go by it. */
+  seq: number;
+  /** Attempts before this index belong to earlier rounds: a redeliver restarts the retry schedule. */
+  round_start: number;
+}
+
+/** The real service's schedule is not published; this one is INTERFACE.md's default. */
+export const DEFAULT_RETRY_SCHEDULE = ['PT10S', 'PT30S', 'PT2M', 'PT10M', 'PT1H'] as const;
+
+/** Retry delays in ms from ISO 8601 durations (or ms already); a bad entry throws naming it. */
+export function retryDelays(schedule: ReadonlyArray<string | number>): number[] {
+  return schedule.map((s, i) => {
+    const ms = typeof s === 'number' ? s : durationToMs(parseDuration(s));
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`retry schedule entry ${i} must be a duration >= 0, got ${String(s)}`);
+    return ms;
+  });
+}
+
+/**
+ * Deterministic ids (same seed and requests, same ids: replay transcripts stay stable) that are
+ * still unique across applications, since /__admin/webhooks/deliveries/{id} names no application.
+ */
+export function deliveryId(application: string, seq: number): string {
+  return `whd_${createHash('sha256').update(`${application}\n${seq}`).digest('hex').slice(0, 24)}`;
+}
+
+const COUNTER = 'webhookDeliveries';
+
+/**
+ * Writes a new pending delivery into a tenant. Synchronous, for use inside the store.update() that
+ * applies the status move, so the move and its webhook are committed together.
+ */
+export function recordDelivery(tenant: Tenant, application: string, snapshot: OrderItemSnapshot, now: Date): Delivery {
+  const payload = buildPayload(snapshot);
+  const seq = (tenant.counters[COUNTER] ?? 0) + 1;
+  tenant.counters[COUNTER] = seq;
+  const at = now.toISOString();
+  const delivery: Delivery = {
+    id: deliveryId(application, seq),
+    application,
+    order_uuid: snapshot.order.uuid,
+    order_item_uuid: snapshot.item.uuid,
+    order_item_version: snapshot.item.version,
+    payload,
+    attempts: [],
+    state: 'pending',
+    next_attempt_at: at,
+    created_at: at,
+    seq,
+    round_start: 0,
+  };
+  tenant.deliveries[delivery.id] = delivery as unknown as Tenant['deliveries'][string];
+  return delivery;
+}
+
+/** The delivery after one attempt: delivered on 200, else the next retry or failed after the last. */
+export function afterAttempt(d: Delivery, attempt: DeliveryAttempt, delivered: boolean, delays: readonly number[]): Delivery {
+  const attempts = [...d.attempts, attempt];
+  if (delivered) return { ...d, attempts, state: 'delivered', next_attempt_at: null };
+  const failedInRound = attempts.length - d.round_start;
+  const delay = delays[failedInRound - 1];
+  if (delay === undefined) return { ...d, attempts, state: 'failed', next_attempt_at: null };
+  return { ...d, attempts, next_attempt_at: new Date(Date.parse(attempt.at) + delay).toISOString() };
+}
+
+/** Order of sending for one item: version, then creation. */
+export function compareDeliveries(a: Delivery, b: Delivery): number {
+  return a.order_item_version - b.order_item_version || a.seq - b.seq;
+}

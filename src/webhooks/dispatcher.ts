@@ -1,0 +1,286 @@
+import type { Clock } from '../clock.js';
+import type { Store, Tenant } from '../store/index.js';
+import { ApiError, errors } from '../http/errors.js';
+import type { OrderItemSnapshot } from './payload.js';
+import { serializePayload } from './payload.js';
+import { signatureHeaders } from './signer.js';
+import { WebhookSender, type AttemptResult } from './sender.js';
+import { afterAttempt, compareDeliveries, DEFAULT_RETRY_SCHEDULE, recordDelivery, retryDelays, type Delivery } from './delivery.js';
+
+export interface WebhookTarget {
+  url: string;
+  secret: string | null;
+}
+
+export interface DispatcherOptions {
+  store: Store;
+  /** The SERVER clock: attempt times and retry delays follow it, so moving it fast-forwards retries. */
+  clock: Clock;
+  headerPrefix: string;
+  /** --webhook-url / --webhook-secret: used by applications without their own configuration. */
+  defaultTarget?: WebhookTarget | null;
+  /** Delays between attempts (ISO 8601 durations or ms); after the last, the delivery fails. */
+  schedule?: ReadonlyArray<string | number>;
+  timeoutMs?: number;
+  /** Wall-clock time for signature timestamps (receivers compare them with their own clock). */
+  wallClock?: () => Date;
+  /** Attempts in flight at once, across items. */
+  concurrency?: number;
+  logger?: { warn(obj: object, msg: string): void };
+}
+
+/** Asked before each attempt: a reason makes it a failed attempt without a request (scenario "receiver down"). */
+export type ReceiverGate = (delivery: Delivery, now: Date) => string | null;
+
+const itemKey = (d: Delivery) => `${d.application}\u0000${d.order_item_uuid}`;
+
+/**
+ * Sends "Update order item" webhooks. State lives in the store (tenant.deliveries); in memory there
+ * is only an index: per order item, its pending deliveries in version order. Only the head of an
+ * item's queue is ever attempted, so a later version waits until earlier ones are delivered or failed,
+ * while different items are sent concurrently. tick() starts every attempt that is due on the server
+ * clock; it runs from a timer armed for the next due time, after every clock move and after each attempt.
+ */
+export class WebhookDispatcher {
+  readonly sender: WebhookSender;
+  #default: WebhookTarget | null;
+  #delays: number[];
+  readonly #queues = new Map<string, Delivery[]>();
+  readonly #apps = new Map<string, string>();
+  readonly #inFlight = new Map<string, Promise<void>>();
+  /** Bumped by a reset (all, or per application): attempts started before it are not recorded. */
+  #generation = 0;
+  readonly #appGeneration = new Map<string, number>();
+  #timer: NodeJS.Timeout | null = null;
+  #tickQueued = false;
+  #closed = false;
+  #gate: ReceiverGate | null = null;
+  #idleWaiters: Array<() => void> = [];
+  readonly #unsubscribe: () => void;
+  readonly #wall: () => Date;
+  readonly #concurrency: number;
+
+  constructor(private readonly opts: DispatcherOptions) {
+    this.sender = new WebhookSender({ timeoutMs: opts.timeoutMs });
+    this.#default = opts.defaultTarget?.url ? opts.defaultTarget : null;
+    this.#delays = retryDelays(opts.schedule ?? DEFAULT_RETRY_SCHEDULE);
+    this.#wall = opts.wallClock ?? (() => new Date());
+    this.#concurrency = opts.concurrency ?? 256;
+    this.#unsubscribe = opts.clock.onChange?.(() => this.#queueTick()) ?? (() => undefined);
+    opts.store.onReset((app) => this.#forget(app));
+  }
+
+  /** Indexes every delivery in the store and resumes the pending ones (after a restart). */
+  start(): void {
+    for (const app of this.opts.store.applications()) {
+      for (const raw of Object.values(this.opts.store.tenant(app).deliveries)) this.#track(raw as unknown as Delivery);
+    }
+    this.tick();
+  }
+
+  /** The URL and secret an application's webhooks go to, or null when none is configured. */
+  target(application: string): WebhookTarget | null {
+    return this.opts.store.tenant(application).webhookConfig ?? this.#default;
+  }
+
+  /** The server-wide target (flags, or PUT /__admin/webhooks/config without an application). */
+  defaultTarget(): WebhookTarget | null {
+    return this.#default;
+  }
+
+  /** PUT /__admin/webhooks/config: one application, or (no application) the default for all, dropping per-application ones. */
+  async configure(application: string | undefined, target: WebhookTarget | null): Promise<void> {
+    if (application !== undefined) {
+      await this.opts.store.update(application, (t) => {
+        t.webhookConfig = target;
+      });
+      return;
+    }
+    this.#default = target;
+    const overridden = this.opts.store.applications().filter((a) => this.opts.store.tenant(a).webhookConfig !== null);
+    await Promise.all(overridden.map((a) => this.opts.store.update(a, (t) => void (t.webhookConfig = null))));
+  }
+
+  /**
+   * Records the webhook of one status move inside the caller's store.update (atomic with the move);
+   * null when the application has no webhook URL. Call send() with the result once the update resolved.
+   */
+  record(tenant: Tenant, application: string, snapshot: OrderItemSnapshot): Delivery | null {
+    if (!(tenant.webhookConfig ?? this.#default)) return null;
+    return recordDelivery(tenant, application, snapshot, this.opts.clock.now());
+  }
+
+  /** Starts sending a delivery returned by record(). */
+  send(delivery: Delivery | null): void {
+    if (!delivery) return;
+    this.#track(delivery);
+    this.#queueTick();
+  }
+
+  /** record() and send() in one go, for callers without their own store.update. */
+  async enqueue(application: string, snapshot: OrderItemSnapshot): Promise<Delivery | null> {
+    const d = await this.opts.store.update(application, (t) => this.record(t, application, snapshot));
+    this.send(d);
+    return d;
+  }
+
+  get(id: string): Delivery | undefined {
+    const app = this.#apps.get(id);
+    return app === undefined ? undefined : (this.opts.store.tenant(app).deliveries[id] as unknown as Delivery | undefined);
+  }
+
+  /** Deliveries oldest first, optionally of one application and/or one order item. */
+  list(filter: { application?: string; order_item_uuid?: string } = {}): Delivery[] {
+    const apps = filter.application !== undefined ? [filter.application] : this.opts.store.applications();
+    const out: Delivery[] = [];
+    for (const app of apps) {
+      for (const raw of Object.values(this.opts.store.tenant(app).deliveries)) {
+        const d = raw as unknown as Delivery;
+        if (filter.order_item_uuid === undefined || d.order_item_uuid === filter.order_item_uuid) out.push(d);
+      }
+    }
+    return out.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.application.localeCompare(b.application) || a.seq - b.seq);
+  }
+
+  /** Sends a delivery again now, with a fresh round of retries; 404 unknown, 409 while an attempt is running. */
+  async redeliver(id: string): Promise<Delivery> {
+    const app = this.#apps.get(id);
+    if (app === undefined || !this.get(id)) throw errors.notFound(`No webhook delivery ${id}`);
+    if (this.#inFlight.has(id)) throw new ApiError(409, '0', `Webhook delivery ${id} is being attempted right now: try again when the attempt ends`);
+    const now = this.opts.clock.now().toISOString();
+    const d = await this.opts.store.update(app, (t) => {
+      const cur = t.deliveries[id] as unknown as Delivery;
+      const next: Delivery = { ...cur, attempts: [...cur.attempts], state: 'pending', next_attempt_at: now, round_start: cur.attempts.length };
+      t.deliveries[id] = next as unknown as Tenant['deliveries'][string];
+      return next;
+    });
+    this.send(d);
+    return d;
+  }
+
+  /** Lets scenarios fail attempts without sending them (a receiver that is down for a while). */
+  setGate(gate: ReceiverGate | null): void {
+    this.#gate = gate;
+  }
+
+  /** Starts every attempt that is due now; arms a timer for the next one. */
+  tick(): void {
+    this.#tickQueued = false;
+    if (this.#closed) return;
+    const now = this.opts.clock.now().getTime();
+    let earliest = Infinity;
+    for (const [key, queue] of this.#queues) {
+      if (this.#inFlight.size >= this.#concurrency) break;
+      const head = this.#head(key, queue);
+      if (!head || this.#inFlight.has(head.id)) continue;
+      const due = Date.parse(head.next_attempt_at ?? '');
+      if (due <= now) this.#attempt(head);
+      else if (due < earliest) earliest = due;
+    }
+    this.#arm(earliest, now);
+    this.#checkIdle();
+  }
+
+  /** Resolves when no attempt is running and none is due (tests and replays wait on it). */
+  idle(): Promise<void> {
+    const p = new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+    this.tick();
+    return p;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#unsubscribe();
+    this.sender.close();
+    await Promise.allSettled([...this.#inFlight.values()]);
+    for (const w of this.#idleWaiters.splice(0)) w();
+  }
+
+  /** The live head of an item's queue, dropping entries that are no longer pending. */
+  #head(key: string, queue: Delivery[]): Delivery | null {
+    while (queue.length > 0) {
+      const cur = this.get(queue[0]!.id);
+      if (cur && cur.state === 'pending') return cur;
+      queue.shift();
+    }
+    this.#queues.delete(key);
+    return null;
+  }
+
+  #track(d: Delivery): void {
+    this.#apps.set(d.id, d.application);
+    if (d.state !== 'pending') return;
+    const key = itemKey(d);
+    const queue = this.#queues.get(key) ?? [];
+    if (queue.some((q) => q.id === d.id)) return;
+    queue.push(d);
+    queue.sort(compareDeliveries);
+    this.#queues.set(key, queue);
+  }
+
+  #attempt(d: Delivery): void {
+    const generation = this.#gen(d.application);
+    const at = this.opts.clock.now();
+    const run = this.#send(d, at)
+      .then((result) => {
+        if (this.#closed || generation !== this.#gen(d.application) || !this.get(d.id)) return;
+        const attempt = { at: at.toISOString(), ...(result.status_code !== undefined ? { status_code: result.status_code } : { error: result.error ?? 'unknown error' }), duration_ms: result.duration_ms };
+        this.opts.store
+          .update(d.application, (t) => {
+            const next = afterAttempt(t.deliveries[d.id] as unknown as Delivery, attempt, result.delivered, this.#delays);
+            t.deliveries[d.id] = next as unknown as Tenant['deliveries'][string];
+          })
+          .catch((err: unknown) => this.opts.logger?.warn({ err, delivery: d.id }, 'webhook delivery state not saved'));
+      })
+      .catch((err: unknown) => this.opts.logger?.warn({ err, delivery: d.id }, 'webhook attempt failed unexpectedly'))
+      .finally(() => {
+        this.#inFlight.delete(d.id);
+        this.#queueTick();
+      });
+    this.#inFlight.set(d.id, run);
+  }
+
+  async #send(d: Delivery, now: Date): Promise<AttemptResult> {
+    const target = this.target(d.application);
+    if (!target) return { error: 'no webhook URL is configured for this application', duration_ms: 0, delivered: false };
+    const blocked = this.#gate?.(d, now);
+    if (blocked) return { error: blocked, duration_ms: 0, delivered: false };
+    const body = serializePayload(d.payload);
+    const headers = target.secret
+      ? signatureHeaders({ id: d.id, body, secret: target.secret, headerPrefix: this.opts.headerPrefix, at: this.#wall() })
+      : {};
+    return this.sender.send(target.url, body, headers);
+  }
+
+  #arm(earliest: number, now: number): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    if (earliest === Infinity) return;
+    this.#timer = setTimeout(() => this.#queueTick(), Math.min(Math.max(earliest - now, 0), 2 ** 31 - 1));
+    this.#timer.unref();
+  }
+
+  #queueTick(): void {
+    if (this.#tickQueued || this.#closed) return;
+    this.#tickQueued = true;
+    setImmediate(() => this.tick());
+  }
+
+  #checkIdle(): void {
+    if (this.#inFlight.size > 0 || this.#tickQueued || this.#idleWaiters.length === 0) return;
+    for (const w of this.#idleWaiters.splice(0)) w();
+  }
+
+  /** After a reset the dropped tenants' deliveries are gone: forget them and ignore their running attempts. */
+  #gen(application: string): string {
+    return `${this.#generation}:${this.#appGeneration.get(application) ?? 0}`;
+  }
+
+  #forget(application: string | null): void {
+    if (application === null) this.#generation++;
+    else this.#appGeneration.set(application, (this.#appGeneration.get(application) ?? 0) + 1);
+    for (const [key, queue] of this.#queues) if (application === null || queue[0]?.application === application) this.#queues.delete(key);
+    for (const [id, app] of this.#apps) if (application === null || app === application) this.#apps.delete(id);
+  }
+}

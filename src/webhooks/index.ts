@@ -1,0 +1,35 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
+import { WebhookDispatcher, type DispatcherOptions } from './dispatcher.js';
+
+export { WebhookDispatcher, type WebhookTarget, type ReceiverGate, type DispatcherOptions } from './dispatcher.js';
+export type { Delivery, DeliveryAttempt, DeliveryState } from './delivery.js';
+export { DEFAULT_RETRY_SCHEDULE } from './delivery.js';
+export type { OrderItemSnapshot, UpdateOrderItemPayload } from './payload.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** "Update order item" webhooks: record()/send() from status moves, the delivery log, redeliver. */
+    webhooks: WebhookDispatcher;
+  }
+}
+
+/** Tuning that has no flag (tests shorten the timeout and the schedule, inject a wall clock). */
+export type WebhooksPluginOptions = Pick<DispatcherOptions, 'schedule' | 'timeoutMs' | 'wallClock' | 'concurrency'>;
+
+async function webhooksPlugin(app: FastifyInstance, opts: WebhooksPluginOptions) {
+  const dispatcher = new WebhookDispatcher({
+    ...opts,
+    store: app.store,
+    clock: app.clock,
+    headerPrefix: app.config.headerPrefix,
+    defaultTarget: app.config.webhookUrl ? { url: app.config.webhookUrl, secret: app.config.webhookSecret } : null,
+    logger: app.log,
+  });
+  app.decorate('webhooks', dispatcher);
+  // Pending deliveries of an earlier run resume once the app is ready.
+  app.addHook('onReady', async () => dispatcher.start());
+  app.addHook('onClose', async () => dispatcher.close());
+}
+
+export default fp(webhooksPlugin, { name: 'webhooks', dependencies: ['store'], fastify: '5.x' });
