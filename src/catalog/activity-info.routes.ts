@@ -7,6 +7,7 @@ import { formSchema, participantsSchema } from './forms.js';
 import { renderCity, renderCountry, renderFlavour } from './taxonomy.render.js';
 import { CitySchema, CountrySchema, FlavourSchema } from './taxonomy.schemas.js';
 import { tr } from './text.js';
+import type { ActivityRecord } from '../seed/types.js';
 
 const Params = Type.Object({ activityUuid: Type.String({ description: 'activity UUID' }) });
 type P = { Params: Static<typeof Params> };
@@ -60,6 +61,13 @@ export default async function activityInfoRoutes(app: FastifyInstance) {
     },
   );
 
+  /** The activity's cities for this application: the catalog's, then its PUTs and DELETEs. */
+  const destinationsOf = (application: string, a: ActivityRecord): number[] => {
+    const change = app.store.tenant(application).destinations[a.uuid];
+    const ids = [a.city_id, ...a.destination_city_ids, ...(change?.added ?? [])];
+    return [...new Set(ids)].filter((id) => id === a.city_id || !change?.removed.includes(id));
+  };
+
   app.get<P>(
     '/activities/:activityUuid/destinations',
     {
@@ -70,10 +78,54 @@ export default async function activityInfoRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const a = findActivity(app, request.params.activityUuid);
-      return [a.city_id, ...a.destination_city_ids].flatMap((id, i) => {
+      return destinationsOf(request.service.application, a).flatMap((id, i) => {
         const city = catalog.cityById.get(id);
         return city ? [{ ...renderCity(city, catalog, lang(request)), default: i === 0 }] : [];
       });
+    },
+  );
+
+  const DestinationParams = Type.Object({
+    activityUuid: Type.String(),
+    destinationUuid: Type.String({ description: 'the city id (the City object has no uuid)' }),
+  });
+  type DP = { Params: Static<typeof DestinationParams> };
+  const cityOf = (raw: string) => {
+    const id = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    const city = catalog.cityById.get(id);
+    if (!city) throw errors.notFound(`Destination ${raw} does not exist`);
+    return city;
+  };
+
+  app.put<DP>(
+    '/activities/:activityUuid/destinations/:destinationUuid',
+    { schema: { tags, summary: 'Add a destination city (kept per application)', params: DestinationParams } },
+    async (request, reply) => {
+      const a = findActivity(app, request.params.activityUuid);
+      const city = cityOf(request.params.destinationUuid);
+      await app.store.update(request.service.application, (t) => {
+        const change = (t.destinations[a.uuid] ??= { added: [], removed: [] });
+        if (!change.added.includes(city.id)) change.added = [...change.added, city.id];
+        change.removed = change.removed.filter((id) => id !== city.id);
+      });
+      return reply.code(204).send();
+    },
+  );
+
+  app.delete<DP>(
+    '/activities/:activityUuid/destinations/:destinationUuid',
+    { schema: { tags, summary: 'Remove a destination city (kept per application)', params: DestinationParams } },
+    async (request, reply) => {
+      const a = findActivity(app, request.params.activityUuid);
+      const city = cityOf(request.params.destinationUuid);
+      if (city.id === a.city_id) throw errors.validation(`City ${city.id} is the default destination of ${a.uuid} and cannot be removed`);
+      if (!destinationsOf(request.service.application, a).includes(city.id)) throw errors.notFound(`City ${city.id} is not a destination of ${a.uuid}`);
+      await app.store.update(request.service.application, (t) => {
+        const change = (t.destinations[a.uuid] ??= { added: [], removed: [] });
+        change.added = change.added.filter((id) => id !== city.id);
+        if (!change.removed.includes(city.id)) change.removed = [...change.removed, city.id];
+      });
+      return reply.code(204).send();
     },
   );
 

@@ -40,8 +40,15 @@ export interface WebhookConfig {
   secret: string | null;
 }
 
+/** An application's changes to an activity's destinations (PUT/DELETE), keyed by activity uuid. */
+export interface DestinationChanges {
+  added: number[];
+  removed: number[];
+}
+
 export interface Tenant {
   tokens: Record<string, TokenRecord>;
+  destinations: Record<string, DestinationChanges>;
   carts: Record<string, CartRecord>;
   orders: Record<string, OrderRecord>;
   /** null: the server-wide --webhook-url applies. */
@@ -71,6 +78,7 @@ export function dict<T>(): Record<string, T> {
 export function emptyTenant(): Tenant {
   return {
     tokens: dict(),
+    destinations: dict(),
     carts: dict(),
     orders: dict(),
     webhookConfig: null,

@@ -77,3 +77,24 @@ t.test('activity information endpoints', async (t) => {
     t.match(await get(`nope/${path}`, 400), { code: '0' }, path);
   }
 });
+
+t.test('destinations: PUT and DELETE per application', async (t) => {
+  const app = await buildTestApp({ catalog });
+  t.teardown(() => app.close());
+  const call = (method: 'GET' | 'PUT' | 'DELETE', path: string, application = 'app-a') =>
+    app.inject({ method, url: `/api/v3/activities/${rich.uuid}/destinations${path}`, headers: { 'x-service-application': application } });
+  const ids = async (application = 'app-a') => (await call('GET', '', application)).json().map((d: { id: number }) => d.id);
+  t.same(await ids(), [10, 20]);
+  t.equal((await call('DELETE', '/20')).statusCode, 204);
+  t.same(await ids(), [10]);
+  t.same(await ids('app-b'), [10, 20], 'another application is unaffected');
+  t.equal((await call('PUT', '/20')).statusCode, 204);
+  t.equal((await call('PUT', '/20')).statusCode, 204, 'idempotent');
+  t.same(await ids(), [10, 20]);
+  t.match((await call('DELETE', '/10')).json(), { code: '0', message: /default destination/ });
+  t.match((await call('PUT', '/999')).json(), { code: '1400' });
+  t.equal((await call('DELETE', '/999')).statusCode, 404);
+  t.equal((await app.inject({ method: 'PUT', url: '/api/v3/activities/99999999-9999-4999-8999-999999999999/destinations/10', headers: H })).statusCode, 404);
+  const other = await app.inject({ method: 'DELETE', url: `/api/v3/activities/${plain.uuid}/destinations/10`, headers: H });
+  t.equal(other.statusCode, 404, 'not a destination of that activity');
+});
