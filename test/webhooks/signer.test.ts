@@ -1,0 +1,46 @@
+import { createHmac } from 'node:crypto';
+import t from 'tap';
+import { Webhook } from 'standardwebhooks';
+import { signatureHeaders, standardWebhooksKey } from '../../src/webhooks/signer.js';
+
+const body = '{"order_id":"1","order_item_status":"OK"}';
+
+t.test('vendor headers: t=<unix s>,v1=<hex HMAC of "<t>.<body>">', async (t) => {
+  const at = new Date('2026-01-15T10:00:00.900Z');
+  const h = signatureHeaders({ id: 'whd_1', body, secret: 's3cret', headerPrefix: 'X-Acme-', at });
+  const ts = String(Math.floor(at.getTime() / 1000));
+  t.equal(h['X-Acme-Webhook-Id'], 'whd_1');
+  t.equal(h['X-Acme-Webhook-Timestamp'], ts);
+  const hex = createHmac('sha256', 's3cret').update(`${ts}.${body}`).digest('hex');
+  t.equal(h['X-Acme-Signature'], `t=${ts},v1=${hex}`);
+  t.equal(h['webhook-id'], 'whd_1');
+  t.equal(h['webhook-timestamp'], ts);
+  const b64 = createHmac('sha256', 's3cret').update(`whd_1.${ts}.${body}`).digest('base64');
+  t.equal(h['webhook-signature'], `v1,${b64}`);
+  t.notOk(Object.keys(h).some((k) => k.startsWith('X-Service-')), 'only the configured prefix');
+});
+
+t.test('a plain secret verifies with standardwebhooks as whsec_<base64 of it> or in raw format', async (t) => {
+  const h = signatureHeaders({ id: 'whd_2', body, secret: 'plain-secret', headerPrefix: 'X-Service-', at: new Date() });
+  t.same(new Webhook(`whsec_${Buffer.from('plain-secret').toString('base64')}`).verify(body, h), JSON.parse(body));
+  t.same(new Webhook('plain-secret', { format: 'raw' }).verify(body, h), JSON.parse(body));
+  t.throws(() => new Webhook(`whsec_${Buffer.from('other').toString('base64')}`).verify(body, h), /No matching signature/);
+  t.throws(() => new Webhook('plain-secret', { format: 'raw' }).verify(`${body} `, h), /No matching signature/, 'a changed body fails');
+});
+
+t.test('a whsec_ secret is used as Standard Webhooks defines it', async (t) => {
+  const key = Buffer.from('0123456789abcdef0123456789abcdef');
+  const secret = `whsec_${key.toString('base64')}`;
+  t.same(standardWebhooksKey(secret), key);
+  const h = signatureHeaders({ id: 'msg_1', body, secret, headerPrefix: 'X-Service-', at: new Date() });
+  t.same(new Webhook(secret).verify(body, h), JSON.parse(body), 'the secret as given verifies');
+  const ts = h['X-Service-Webhook-Timestamp'];
+  t.equal(h['X-Service-Signature'], `t=${ts},v1=${createHmac('sha256', secret).update(`${ts}.${body}`).digest('hex')}`, 'vendor scheme keys with the string as configured');
+  t.same(standardWebhooksKey('whsec_not base64!'), Buffer.from('whsec_not base64!'), 'not base64: treated as plain');
+  t.same(standardWebhooksKey('whsec_'), Buffer.from('whsec_'), 'empty: treated as plain, never an empty key');
+});
+
+t.test('a timestamp off the wall clock is refused by verifiers: why signatures use wall time', async (t) => {
+  const h = signatureHeaders({ id: 'x', body, secret: 'k', headerPrefix: 'X-Service-', at: new Date(Date.now() - 3600_000) });
+  t.throws(() => new Webhook('k', { format: 'raw' }).verify(body, h), /too old/);
+});
