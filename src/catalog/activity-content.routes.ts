@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { errors } from '../http/errors.js';
-import { page, paging } from '../http/pagination.js';
 import { CONTENT_LANGUAGES, type Lang } from '../seed/types.js';
 import { ActivitySchema } from './activities.schemas.js';
 import { findActivity } from './activities.routes.js';
-import { reviewsOf, type ReviewRecord } from './reviews.js';
+import { CommentsQuery, commentsOf, reviewsOf, type ReviewRecord } from './reviews.js';
 import { listParam } from './search.js';
 import { isDay } from './schedule.js';
 import { tr, trList } from './text.js';
@@ -13,13 +12,6 @@ import { tr, trList } from './text.js';
 const Params = Type.Object({ activityUuid: Type.String({ description: 'activity UUID' }) });
 type P = { Params: Static<typeof Params> };
 const ContentParams = Type.Object({ activityUuid: Type.String(), locale: Type.String({ minLength: 2, maxLength: 5 }) });
-const CommentsQuery = Type.Object({
-  ...paging(),
-  include_empty: Type.Enum(['YES', 'NO'], { default: 'YES' }),
-  locale: Type.Optional(Type.String()),
-  rating_in: Type.Optional(Type.String({ pattern: '^\\d+(,\\d+)*$', description: 'one value: at least; two values: inclusive range' })),
-  sort_by: Type.Enum(['DATE', '-DATE', 'RATING', '-RATING'], { default: '-DATE' }),
-});
 const ReviewsQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 6 }),
   page: Type.Integer({ minimum: 1, default: 1 }),
@@ -28,14 +20,6 @@ const ReviewsQuery = Type.Object({
   traveler_type_in: Type.Optional(Type.Array(Type.String())),
   'rating[between][]': Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 5 }), { maxItems: 2 })),
 });
-
-/** rating_in: "4" means 4 or more, "2,4" means 2 to 4; more values are refused. */
-function ratingRange(v: string | undefined): [number, number] {
-  if (v === undefined) return [0, 5];
-  const n = v.split(',').map(Number);
-  if (n.length > 2) throw errors.validation('querystring "rating_in" takes one value (at least) or two (a range)');
-  return [n[0] ?? 0, n[1] ?? 5];
-}
 
 const byDate = (a: ReviewRecord, b: ReviewRecord) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0);
 
@@ -78,18 +62,7 @@ export default async function activityContentRoutes(app: FastifyInstance) {
     { schema: { tags: ['reviews'], summary: 'Comments (deprecated: use reviews)', deprecated: true, params: Params, querystring: CommentsQuery } },
     async (request) => {
       const a = findActivity(app, request.params.activityUuid);
-      const q = request.query;
-      const [min, max] = ratingRange(q.rating_in);
-      const list = reviewsOf(a).filter(
-        (r) => r.rating >= min && r.rating <= max && (q.include_empty === 'YES' || r.body !== '') && (!q.locale || r.locale === q.locale.slice(0, 2)),
-      );
-      const key = q.sort_by.replace('-', '');
-      const dir = q.sort_by.startsWith('-') ? -1 : 1;
-      list.sort((x, y) => dir * (key === 'RATING' ? x.rating - y.rating || byDate(x, y) : byDate(x, y)));
-      return page(list, q).map((r) => ({
-        uuid: r.uuid, status: 'APPROVED', author: { firstname: r.author }, locale: r.locale, pictures: [],
-        title: r.title, body: r.body, rating: r.rating, sent_at: `${r.date}T12:00:00+0000`,
-      }));
+      return commentsOf(a, request.query);
     },
   );
 

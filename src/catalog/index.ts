@@ -10,6 +10,9 @@ import metadataRoutes from './metadata.routes.js';
 import datesRoutes from './dates.routes.js';
 import activityInfoRoutes from './activity-info.routes.js';
 import activityContentRoutes from './activity-content.routes.js';
+import listsRoutes from './lists.routes.js';
+import discoveryRoutes from './discovery.routes.js';
+import deprecatedRoutes from './deprecated.routes.js';
 import merchantTagsRoutes from './merchant-tags.routes.js';
 
 /** Every catalog resource's routes, registered under the base path with the header rules. */
@@ -25,5 +28,8 @@ export default async function catalogRoutes(app: FastifyInstance) {
   await app.register(datesRoutes);
   await app.register(activityInfoRoutes);
   await app.register(activityContentRoutes);
+  await app.register(listsRoutes);
+  await app.register(discoveryRoutes);
+  await app.register(deprecatedRoutes);
   await app.register(merchantTagsRoutes);
 }

@@ -1,3 +1,6 @@
+import { Type, type Static } from 'typebox';
+import { errors } from '../http/errors.js';
+import { page, paging } from '../http/pagination.js';
 import type { ActivityRecord, Lang } from '../seed/types.js';
 
 /**
@@ -84,4 +87,38 @@ export function reviewsOf(a: ActivityRecord): ReviewRecord[] {
 function uuidFrom(random: () => number): string {
   const hex = Array.from({ length: 32 }, () => Math.floor(random() * 16).toString(16)).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${'89ab'[Math.floor(random() * 4)]}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** Query of the deprecated comments endpoints (activities and events alike). */
+export const CommentsQuery = Type.Object({
+  ...paging(),
+  include_empty: Type.Enum(['YES', 'NO'], { default: 'YES' }),
+  locale: Type.Optional(Type.String()),
+  rating_in: Type.Optional(Type.String({ pattern: '^\\d+(,\\d+)*$', description: 'one value: at least; two values: inclusive range' })),
+  sort_by: Type.Enum(['DATE', '-DATE', 'RATING', '-RATING'], { default: '-DATE' }),
+});
+
+/** rating_in: "4" means 4 or more, "2,4" means 2 to 4; more values are refused. */
+function ratingRange(v: string | undefined): [number, number] {
+  if (v === undefined) return [0, 5];
+  const n = v.split(',').map(Number);
+  if (n.length > 2) throw errors.validation('querystring "rating_in" takes one value (at least) or two (a range)');
+  return [n[0] ?? 0, n[1] ?? 5];
+}
+
+const byDate = (a: ReviewRecord, b: ReviewRecord) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0);
+
+/** The deprecated Comment list of an activity, filtered, sorted and paged as the query says. */
+export function commentsOf(a: ActivityRecord, q: Static<typeof CommentsQuery>) {
+  const [min, max] = ratingRange(q.rating_in);
+  const list = reviewsOf(a).filter(
+    (r) => r.rating >= min && r.rating <= max && (q.include_empty === 'YES' || r.body !== '') && (!q.locale || r.locale === q.locale.slice(0, 2)),
+  );
+  const key = q.sort_by.replace('-', '');
+  const dir = q.sort_by.startsWith('-') ? -1 : 1;
+  list.sort((x, y) => dir * (key === 'RATING' ? x.rating - y.rating || byDate(x, y) : byDate(x, y)));
+  return page(list, q).map((r) => ({
+    uuid: r.uuid, status: 'APPROVED', author: { firstname: r.author }, locale: r.locale, pictures: [],
+    title: r.title, body: r.body, rating: r.rating, sent_at: `${r.date}T12:00:00+0000`,
+  }));
 }
