@@ -1,10 +1,12 @@
-// Catalog reads against the bare-Fastify baseline in the same run, plus start-up time and memory.
+// Catalog reads against a bare Fastify server that sends the same bytes, in the same run, plus
+// start-up time and memory of the real CLI process.
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { APP_HEADER, freePort, load, root, rssMb, startProcess, stop } from './lib.js';
 
 const cli = join(root, 'dist/bin/mock-server.js');
+const SEARCH = '/api/v3/activities?limit=20&country_in=IT,FR&category_in=museums,tours&sort_by=-rating';
 
 async function startMock(catalogSize) {
   const port = await freePort();
@@ -20,43 +22,51 @@ async function body(url) {
   return res.text();
 }
 
-/** Paths to load, and their bodies as the mock sends them (so the baseline sends the same bytes). */
-async function collect(base, extraPaths) {
-  const list = JSON.parse(await body(`${base}/api/v3/activities?limit=100`));
-  const uuidPaths = list.data.map((a) => `/api/v3/activities/${a.uuid}`);
+/** Loads each case against the mock, then against a baseline serving the bodies the mock sent. */
+async function compare(mock, cases, duration) {
   const bodies = {};
-  for (const p of [...uuidPaths, ...extraPaths]) bodies[p] = await body(base + p);
-  return { uuidPaths, bodies };
+  for (const [, paths] of cases) for (const p of paths) bodies[p] = await body(mock.base + p);
+  const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+  writeFileSync(join(dir, 'bodies.json'), JSON.stringify(bodies));
+  const port = await freePort();
+  const baseline = await startProcess(join(root, 'bench/baseline.js'), [String(port), join(dir, 'bodies.json')], `http://127.0.0.1:${port}/__admin/health`);
+  const out = {};
+  try {
+    for (const [name, paths] of cases) {
+      const m = await load(mock.base, paths, { duration });
+      const b = await load(`http://127.0.0.1:${port}`, paths, { duration });
+      out[name] = { mock: m, baseline: b, ratio: m.rps / b.rps };
+    }
+  } finally {
+    await stop(baseline.child);
+  }
+  return out;
 }
 
 export async function run({ duration = 10 } = {}) {
   const results = {};
   const mock = await startMock(200);
   results.startup_default = { startup_ms: mock.startupMs };
-  const extra = ['/api/v3/activities?limit=20', '/api/v3/activities?limit=20&country_in=IT,FR&sort_by=-relevance'];
-  const { uuidPaths, bodies } = await collect(mock.base, extra.slice(0, 1));
-  const dir = mkdtempSync(join(tmpdir(), 'bench-'));
-  writeFileSync(join(dir, 'bodies.json'), JSON.stringify(bodies));
-  const basePort = await freePort();
-  const baseline = await startProcess(join(root, 'bench/baseline.js'), [String(basePort), join(dir, 'bodies.json')], `http://127.0.0.1:${basePort}/__admin/health`);
-  const baseUrl = `http://127.0.0.1:${basePort}`;
   try {
-    const cases = [
-      ['GET /activities/{uuid} (rotating)', uuidPaths],
-      ['GET /activities?limit=20', [extra[0]]],
-    ];
-    for (const [name, paths] of cases) {
-      const m = await load(mock.base, paths, { duration });
-      const b = await load(baseUrl, paths, { duration });
-      results[name] = { mock: m, baseline: b, ratio: m.rps / b.rps };
-    }
+    const list = JSON.parse(await body(`${mock.base}/api/v3/activities?limit=100`));
+    const uuidPaths = list.data.map((a) => `/api/v3/activities/${a.uuid}`);
+    const day = new Date(Date.now() + 7 * 86400000).toISOString().slice(0, 10);
+    Object.assign(results, await compare(mock, [
+      ['GET /activities/{uuid} (100 rotating)', uuidPaths],
+      ['GET /activities?limit=20', ['/api/v3/activities?limit=20']],
+      ['search: two filters and a sort', [SEARCH]],
+      ['GET /activities/{uuid}/dates/{day}', [`/api/v3/activities/5a002d99-781b-479b-9a9d-9efadfd34ec2/dates/${day}`]],
+    ], duration));
     results.startup_default.rss_mb = rssMb(mock.child.pid);
   } finally {
     await stop(mock.child);
-    await stop(baseline.child);
   }
   const big = await startMock(10000);
   results.startup_10000 = { startup_ms: big.startupMs, rss_mb: rssMb(big.child.pid) };
-  await stop(big.child);
+  try {
+    Object.assign(results, await compare(big, [['search, --catalog-size 10000', [SEARCH]]], duration));
+  } finally {
+    await stop(big.child);
+  }
   return results;
 }
