@@ -64,8 +64,8 @@ export function parseScenario(name: string, text: string, builtin = false): Scen
     const doc = parseDocument(text, { prettyErrors: false });
     const err = doc.errors[0];
     if (err) {
-      const line = err.linePos?.[0].line;
-      throw new ScenarioError(`Scenario file ${name}: not valid YAML${line ? ` at line ${line}` : ''} (${err.message.split('\n')[0]})`);
+      const line = text.slice(0, err.pos[0]).split('\n').length;
+      throw new ScenarioError(`Scenario file ${name}: not valid YAML at line ${line} (${err.message.split('\n')[0]})`);
     }
     data = doc.toJS();
   }
