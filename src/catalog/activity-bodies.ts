@@ -14,9 +14,10 @@ export interface ActivityBodies {
   list(list: readonly ActivityRecord[], request: FastifyRequest): string;
   /**
    * A whole response body, built once per (URL, language, currency, authentication, day): any
-   * endpoint whose answer depends only on those and the immutable catalog may use it.
+   * endpoint whose answer depends only on those and the immutable catalog may use it. `variant`
+   * names anything else the answer depends on.
    */
-  response(request: FastifyRequest, build: () => string): Buffer;
+  response(request: FastifyRequest, build: () => string, variant?: string): Buffer;
 }
 
 declare module 'fastify' {
@@ -58,8 +59,8 @@ async function activityBodiesPlugin(app: FastifyInstance) {
       const fellBack = request.service.locale.fellBack;
       return `[${list.map((a) => render(a, ctx, fellBack)).join(',')}]`;
     },
-    response(request, build) {
-      const key = `${request.url}|${keyOf(context(request), request.service.locale.fellBack)}`;
+    response(request, build, variant = '') {
+      const key = `${request.url}|${keyOf(context(request), request.service.locale.fellBack)}|${variant}`;
       return responses.get(key, () => Buffer.from(build()));
     },
   } satisfies ActivityBodies);

@@ -137,7 +137,7 @@ export default async function datesRoutes(app: FastifyInstance) {
   app.get<{ Params: Static<typeof DayParams>; Querystring: Static<typeof DayQuery> }>(
     '/activities/:activityUuid/dates/:day',
     { schema: { tags, summary: 'Options, timeslots and products of one day', params: DayParams, querystring: DayQuery, response: { 200: ScheduleSchema } } },
-    async (request) => {
+    async (request, reply) => {
       const a = findActivity(app, request.params.activityUuid);
       const { day } = request.params;
       if (!isDay(day)) throw errors.validation(`params "day" is not a date: ${day}`);
@@ -152,49 +152,54 @@ export default async function datesRoutes(app: FastifyInstance) {
       }
       const products = productsOn(a, day, app.clock.now());
       if (products.length === 0) throw errors.noSchedule(`No schedule for activity ${a.uuid} on ${day} after the cutoff time`);
-      const ctx = app.activityBodies.context(request);
-      const lang = ctx.lang;
-      const names = new Map(app.catalog.languages.map((l) => [l.code, l]));
-      const languages = a.booking.languages.map((code) => ({ code, name: names.has(code) ? tr(names.get(code)!.name, lang) : code }));
-      const groups = a.booking.options.flatMap((option) => {
-        const mine = products.filter((p) => p.option === option);
-        if (mine.length === 0) return [];
-        const times = [...new Set(mine.map((p) => p.time))];
-        return [{
-          feature_code: option.feature_code,
-          name: tr(option.name, lang),
-          description: tr(option.description, lang),
-          default: option.default,
-          type: option.type,
-          slots: times.map((time) => {
-            const slotProducts = mine.filter((p) => p.time === time);
-            return {
-              time,
-              languages,
-              tags: [],
-              availability,
-              min_buy: Math.min(...slotProducts.map((p) => p.holder.min_buy)),
-              max_buy: Math.min(availability, Math.max(...slotProducts.map((p) => p.holder.max_buy))),
-              products: slotProducts.map(({ holder, product_id }) => ({
-                holder_code: holder.code,
-                holder_code_normalized: holder.code.toUpperCase(),
-                name: tr(holder.name, lang),
-                type: 'musement',
-                default: holder.default,
-                product_id,
-                min_buy: holder.min_buy,
-                max_buy: Math.min(holder.max_buy, availability),
+      // Within a day, slots only close as the clock passes their cutoff: the number of open products
+      // tells which schedule this is, so the body can be built once per such state.
+      const body = app.activityBodies.response(request, () => {
+        const ctx = app.activityBodies.context(request);
+        const lang = ctx.lang;
+        const names = new Map(app.catalog.languages.map((l) => [l.code, l]));
+        const languages = a.booking.languages.map((code) => ({ code, name: names.has(code) ? tr(names.get(code)!.name, lang) : code }));
+        const groups = a.booking.options.flatMap((option) => {
+          const mine = products.filter((p) => p.option === option);
+          if (mine.length === 0) return [];
+          const times = [...new Set(mine.map((p) => p.time))];
+          return [{
+            feature_code: option.feature_code,
+            name: tr(option.name, lang),
+            description: tr(option.description, lang),
+            default: option.default,
+            type: option.type,
+            slots: times.map((time) => {
+              const slotProducts = mine.filter((p) => p.time === time);
+              return {
+                time,
+                languages,
+                tags: [],
                 availability,
-                language_codes: a.booking.languages,
-                age_range: holder.age_range,
-                activity_uuid: a.uuid,
-                ...holderPrices(a, holder, app, ctx),
-              })),
-            };
-          }),
-        }];
-      });
-      return [{ groups }];
+                min_buy: Math.min(...slotProducts.map((p) => p.holder.min_buy)),
+                max_buy: Math.min(availability, Math.max(...slotProducts.map((p) => p.holder.max_buy))),
+                products: slotProducts.map(({ holder, product_id }) => ({
+                  holder_code: holder.code,
+                  holder_code_normalized: holder.code.toUpperCase(),
+                  name: tr(holder.name, lang),
+                  type: 'musement',
+                  default: holder.default,
+                  product_id,
+                  min_buy: holder.min_buy,
+                  max_buy: Math.min(holder.max_buy, availability),
+                  availability,
+                  language_codes: a.booking.languages,
+                  age_range: holder.age_range,
+                  activity_uuid: a.uuid,
+                  ...holderPrices(a, holder, app, ctx),
+                })),
+              };
+            }),
+          }];
+        });
+        return JSON.stringify([{ groups }]);
+      }, String(products.length));
+      return reply.type('application/json; charset=utf-8').send(body);
     },
   );
 }
