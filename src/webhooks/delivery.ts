@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Tenant } from '../store/index.js';
+import type { Store, Tenant } from '../store/index.js';
 import { parseDuration, durationToMs } from '../time/duration.js';
 import { buildPayload, type OrderItemSnapshot, type UpdateOrderItemPayload } from './payload.js';
 
@@ -94,4 +94,22 @@ export function afterAttempt(d: Delivery, attempt: DeliveryAttempt, delivered: b
 /** Order of sending for one item: version, then creation. */
 export function compareDeliveries(a: Delivery, b: Delivery): number {
   return a.order_item_version - b.order_item_version || a.seq - b.seq;
+}
+
+export interface DeliveryFilter {
+  application?: string;
+  order_item_uuid?: string;
+}
+
+/** Deliveries oldest first (then by application and sequence), optionally filtered. */
+export function listDeliveries(store: Store, filter: DeliveryFilter = {}): Delivery[] {
+  const apps = filter.application !== undefined ? [filter.application] : store.applications();
+  const out: Delivery[] = [];
+  for (const app of apps) {
+    for (const raw of Object.values(store.tenant(app).deliveries)) {
+      const d = raw as unknown as Delivery;
+      if (filter.order_item_uuid === undefined || d.order_item_uuid === filter.order_item_uuid) out.push(d);
+    }
+  }
+  return out.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.application.localeCompare(b.application) || a.seq - b.seq);
 }

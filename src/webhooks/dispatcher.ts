@@ -1,16 +1,13 @@
 import type { Clock } from '../clock.js';
 import type { Store, Tenant } from '../store/index.js';
 import { ApiError, errors } from '../http/errors.js';
-import type { OrderItemSnapshot } from './payload.js';
-import { serializePayload } from './payload.js';
+import { serializePayload, type OrderItemSnapshot } from './payload.js';
 import { signatureHeaders } from './signer.js';
 import { WebhookSender, type AttemptResult } from './sender.js';
-import { afterAttempt, compareDeliveries, DEFAULT_RETRY_SCHEDULE, recordDelivery, retryDelays, type Delivery } from './delivery.js';
+import { WebhookTargets, type WebhookTarget } from './targets.js';
+import { afterAttempt, compareDeliveries, DEFAULT_RETRY_SCHEDULE, listDeliveries, recordDelivery, retryDelays, type Delivery, type DeliveryFilter } from './delivery.js';
 
-export interface WebhookTarget {
-  url: string;
-  secret: string | null;
-}
+export type { WebhookTarget } from './targets.js';
 
 export interface DispatcherOptions {
   store: Store;
@@ -43,7 +40,7 @@ const itemKey = (d: Delivery) => `${d.application}\u0000${d.order_item_uuid}`;
  */
 export class WebhookDispatcher {
   readonly sender: WebhookSender;
-  #default: WebhookTarget | null;
+  readonly #targets: WebhookTargets;
   #delays: number[];
   readonly #queues = new Map<string, Delivery[]>();
   readonly #apps = new Map<string, string>();
@@ -62,7 +59,7 @@ export class WebhookDispatcher {
 
   constructor(private readonly opts: DispatcherOptions) {
     this.sender = new WebhookSender({ timeoutMs: opts.timeoutMs });
-    this.#default = opts.defaultTarget?.url ? opts.defaultTarget : null;
+    this.#targets = new WebhookTargets(opts.store, opts.defaultTarget);
     this.#delays = retryDelays(opts.schedule ?? DEFAULT_RETRY_SCHEDULE);
     this.#wall = opts.wallClock ?? (() => new Date());
     this.#concurrency = opts.concurrency ?? 256;
@@ -80,25 +77,17 @@ export class WebhookDispatcher {
 
   /** The URL and secret an application's webhooks go to, or null when none is configured. */
   target(application: string): WebhookTarget | null {
-    return this.opts.store.tenant(application).webhookConfig ?? this.#default;
+    return this.#targets.of(application);
   }
 
   /** The server-wide target (flags, or PUT /__admin/webhooks/config without an application). */
   defaultTarget(): WebhookTarget | null {
-    return this.#default;
+    return this.#targets.default;
   }
 
   /** PUT /__admin/webhooks/config: one application, or (no application) the default for all, dropping per-application ones. */
-  async configure(application: string | undefined, target: WebhookTarget | null): Promise<void> {
-    if (application !== undefined) {
-      await this.opts.store.update(application, (t) => {
-        t.webhookConfig = target;
-      });
-      return;
-    }
-    this.#default = target;
-    const overridden = this.opts.store.applications().filter((a) => this.opts.store.tenant(a).webhookConfig !== null);
-    await Promise.all(overridden.map((a) => this.opts.store.update(a, (t) => void (t.webhookConfig = null))));
+  configure(application: string | undefined, target: WebhookTarget | null): Promise<void> {
+    return this.#targets.configure(application, target);
   }
 
   /**
@@ -106,7 +95,7 @@ export class WebhookDispatcher {
    * null when the application has no webhook URL. Call send() with the result once the update resolved.
    */
   record(tenant: Tenant, application: string, snapshot: OrderItemSnapshot): Delivery | null {
-    if (!(tenant.webhookConfig ?? this.#default)) return null;
+    if (!(tenant.webhookConfig ?? this.#targets.default)) return null;
     return recordDelivery(tenant, application, snapshot, this.opts.clock.now());
   }
 
@@ -130,16 +119,8 @@ export class WebhookDispatcher {
   }
 
   /** Deliveries oldest first, optionally of one application and/or one order item. */
-  list(filter: { application?: string; order_item_uuid?: string } = {}): Delivery[] {
-    const apps = filter.application !== undefined ? [filter.application] : this.opts.store.applications();
-    const out: Delivery[] = [];
-    for (const app of apps) {
-      for (const raw of Object.values(this.opts.store.tenant(app).deliveries)) {
-        const d = raw as unknown as Delivery;
-        if (filter.order_item_uuid === undefined || d.order_item_uuid === filter.order_item_uuid) out.push(d);
-      }
-    }
-    return out.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.application.localeCompare(b.application) || a.seq - b.seq);
+  list(filter: DeliveryFilter = {}): Delivery[] {
+    return listDeliveries(this.opts.store, filter);
   }
 
   /** Sends a delivery again now, with a fresh round of retries; 404 unknown, 409 while an attempt is running. */
