@@ -27,3 +27,4 @@ async function scenariosPlugin(app: FastifyInstance, opts: ScenariosPluginOption
 }
 
 export default fp(scenariosPlugin, { name: 'scenarios', fastify: '5.x' });
+export { scenarioReceiverGate } from './gate.js';

@@ -149,3 +149,17 @@ t.test('the webhooks plugin is a named plugin that needs the store', async (t) =
   t.ok(app.hasPlugin('scenarios'));
   t.ok(app.hasDecorator('webhooks'));
 });
+
+t.test('redeliver while an attempt is running is a 409', async (t) => {
+  const rx = await startReceiver(() => 'hang');
+  t.teardown(() => rx.close());
+  const app = await buildWebhookApp({ config: { webhookUrl: rx.url }, webhooks: { timeoutMs: 300 } });
+  t.teardown(() => app.close());
+  const d = (await app.webhooks.enqueue('acme', snapshot()))!;
+  while (rx.received.length === 0) await new Promise((r) => setTimeout(r, 5));
+  const res = await app.inject({ method: 'POST', url: `/__admin/webhooks/deliveries/${d.id}/redeliver` });
+  t.equal(res.statusCode, 409);
+  t.match(res.json(), { code: '0', message: `Webhook delivery ${d.id} is being attempted right now: try again when the attempt ends` });
+  await app.webhooks.idle();
+  t.match(app.webhooks.get(d.id), { state: 'pending', attempts: [{ error: 'timeout after 300 ms' }] });
+});
