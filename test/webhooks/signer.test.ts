@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import t from 'tap';
 import { Webhook } from 'standardwebhooks';
 import { signatureHeaders, standardWebhooksKey } from '../../src/webhooks/signer.js';
@@ -43,4 +43,25 @@ t.test('a whsec_ secret is used as Standard Webhooks defines it', async (t) => {
 t.test('a timestamp off the wall clock is refused by verifiers: why signatures use wall time', async (t) => {
   const h = signatureHeaders({ id: 'x', body, secret: 'k', headerPrefix: 'X-Service-', at: new Date(Date.now() - 3600_000) });
   t.throws(() => new Webhook('k', { format: 'raw' }).verify(body, h), /too old/);
+});
+
+t.test('the verification snippet of the README works on a signed request', async (t) => {
+  // Same code as /work/notes/readme-webhooks.md, so the documentation cannot drift from the signer.
+  const verifyStandard = (secret: string, rawBody: string, headers: Record<string, string>) => {
+    const key = secret.startsWith('whsec_') ? secret : `whsec_${Buffer.from(secret).toString('base64')}`;
+    return new Webhook(key).verify(rawBody, headers);
+  };
+  const verifyVendor = (secret: string, rawBody: string, headers: Record<string, string>) => {
+    const [, ts, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(headers['x-service-signature'] ?? '') ?? [];
+    if (!ts || !v1 || Math.abs(Date.now() / 1000 - Number(ts)) > 300) return false;
+    const expected = createHmac('sha256', secret).update(`${ts}.${rawBody}`).digest();
+    return timingSafeEqual(expected, Buffer.from(v1, 'hex'));
+  };
+  for (const secret of ['plain-secret', 'sécret-ü', `whsec_${Buffer.from('k'.repeat(32)).toString('base64')}`]) {
+    const h = signatureHeaders({ id: 'whd_9', body, secret, headerPrefix: 'X-Service-', at: new Date() });
+    const lower = Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
+    t.same(verifyStandard(secret, body, lower), JSON.parse(body), `standard: ${secret}`);
+    t.equal(verifyVendor(secret, body, lower), true, `vendor: ${secret}`);
+    t.equal(verifyVendor('wrong', body, lower), false);
+  }
 });
