@@ -9,6 +9,8 @@ import { installErrorHandling } from './http/error-handler.js';
 import serviceHeaders from './http/service-headers.js';
 import { documentHeaders } from './http/docs.js';
 import catalogRoutes from './catalog/index.js';
+import activityBodies from './catalog/activity-bodies.js';
+import bookingRoutes from './booking/index.js';
 import adminRoutes from './admin/index.js';
 import storePlugin, { createStore, type Store } from './store/index.js';
 import authRoutes from './auth/index.js';
@@ -83,7 +85,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         markets: new Map(catalog.markets.map((m) => [m.slug, m.currency])),
       });
       await api.register(authRoutes);
+      await api.register(activityBodies);
       await api.register(catalogRoutes);
+      await api.register(bookingRoutes);
     },
     { prefix: config.basePath === '/' ? '' : config.basePath },
   );

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import currenciesRoutes from './currencies.routes.js';
 import activitiesRoutes from './activities.routes.js';
-import activityBodies from './activity-bodies.js';
 import categoriesRoutes from './categories.routes.js';
 import citiesRoutes from './cities.routes.js';
 import countriesRoutes from './countries.routes.js';
@@ -17,7 +16,6 @@ import merchantTagsRoutes from './merchant-tags.routes.js';
 
 /** Every catalog resource's routes, registered under the base path with the header rules. */
 export default async function catalogRoutes(app: FastifyInstance) {
-  await app.register(activityBodies);
   await app.register(currenciesRoutes);
   await app.register(activitiesRoutes);
   await app.register(categoriesRoutes);

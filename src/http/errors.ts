@@ -42,6 +42,13 @@ export const errors = {
   /** 422 2201: the date is temporarily or permanently unavailable. */
   dateUnavailable: (day: string) =>
     new ApiError(422, '2201', `Dates cannot be fetched: ${day} is unavailable, try another date`),
+  /** 423: the order was paid already. */
+  alreadyPaid: (uuid: string) => new ApiError(423, '0', `Order ${uuid} has already been paid`),
+  /** 422: no-payment for an order above zero needs the no-payment scope. */
+  paymentNotAllowed: () =>
+    new ApiError(422, '0', 'The order total is above zero and this client has no no-payment permission'),
+  /** 423 -1: a cart connected to an order cannot change. */
+  cartLocked: () => new ApiError(423, '-1', "Cart is already connected to order with state 'closed'"),
   /** 403 0: the activity exists but is not published. */
   activityNotAccessible: (uuid: string, status: string) =>
     new ApiError(403, '0', `Activity ${uuid} is not accessible (status ${status})`),

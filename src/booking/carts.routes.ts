@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { errors } from '../http/errors.js';
+import type { CartRecord } from '../store/index.js';
+import { cartView, checkItem, MAX_ITEMS, type ItemInput } from './carts.js';
+import type { Cart, CartItemRecord, Order } from './records.js';
+
+const CartParams = Type.Object({ cartUuid: Type.String() });
+const ItemParams = Type.Object({ cartUuid: Type.String(), cartItemUuid: Type.String() });
+type CP = { Params: Static<typeof CartParams> };
+type IP = { Params: Static<typeof ItemParams> };
+const ItemBody = Type.Object(
+  {
+    type: Type.Optional(Type.String({ description: 'musement (default), musement-realtime, musement-giftbox, musement-gift' })),
+    product_identifier: Type.String({ description: 'a product_id from GET /activities/{uuid}/dates/{day}' }),
+    quantity: Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^\\d+$' })]),
+    language: Type.Optional(Type.String({ description: 'required when the activity has language options' })),
+    pickup: Type.Optional(Type.String({ description: 'pickup uuid; required for pickup activities' })),
+  },
+  { additionalProperties: true },
+);
+
+/** A cart of the request's application, or 404 1400. */
+export function cartOf(app: FastifyInstance, request: FastifyRequest, uuid: string): Cart {
+  const cart = app.store.tenant(request.service.application).carts[uuid] as unknown as Cart | undefined;
+  if (!cart) throw errors.notFound(`Cart ${uuid} does not exist`);
+  return cart;
+}
+
+/** Carts attached to an order no longer change: 423 code -1, as the real API answers. */
+export function assertOpen(cart: Cart): void {
+  if (cart.order_uuid) throw errors.cartLocked();
+}
+
+export default async function cartsRoutes(app: FastifyInstance) {
+  const tags = ['carts'];
+  const now = () => app.clock.now().toISOString();
+  const save = (request: FastifyRequest, uuid: string, change: (cart: Cart) => void) =>
+    app.store.update(request.service.application, (t) => {
+      const cart = t.carts[uuid] as unknown as Cart;
+      change(cart);
+      cart.updated_at = now();
+      return cart;
+    });
+
+  app.post('/carts', { schema: { tags, summary: 'Create an empty cart' } }, async (request) => {
+    const at = now();
+    const cart: Cart = { uuid: randomUUID(), created_at: at, updated_at: at, items: [], customer: null, extra_customer_data: {}, order_uuid: null };
+    await app.store.update(request.service.application, (t) => {
+      t.carts[cart.uuid] = cart as unknown as CartRecord;
+    });
+    return cartView(app, request).cart(cart);
+  });
+
+  app.get<CP>('/carts/:cartUuid', { schema: { tags, summary: 'A cart with its items and totals', params: CartParams } }, async (request) =>
+    cartView(app, request).cart(cartOf(app, request, request.params.cartUuid)),
+  );
+
+  // Legacy replace/update: the fields they took (promo codes, gift cards) are not modelled, so they
+  // answer the cart unchanged, after the same checks.
+  for (const method of ['put', 'patch'] as const) {
+    app[method]<CP>('/carts/:cartUuid', { schema: { tags, summary: 'Update a cart (legacy)', params: CartParams } }, async (request) => {
+      const cart = cartOf(app, request, request.params.cartUuid);
+      assertOpen(cart);
+      return cartView(app, request).cart(cart);
+    });
+  }
+
+  app.delete<CP>('/carts/:cartUuid', { schema: { tags, summary: 'Delete a cart', params: CartParams } }, async (request) => {
+    const cart = cartOf(app, request, request.params.cartUuid);
+    assertOpen(cart);
+    await app.store.update(request.service.application, (t) => {
+      delete t.carts[cart.uuid];
+    });
+    return true;
+  });
+
+  app.post<CP & { Body: Static<typeof ItemBody> | Static<typeof ItemBody>[] }>(
+    '/carts/:cartUuid/items',
+    { schema: { tags, summary: 'Add items (an array, or one object); answers the first item added', params: CartParams, body: Type.Union([Type.Array(ItemBody, { minItems: 1 }), ItemBody]) } },
+    async (request) => {
+      const cart = cartOf(app, request, request.params.cartUuid);
+      assertOpen(cart);
+      const inputs = (Array.isArray(request.body) ? request.body : [request.body]) as ItemInput[];
+      if (cart.items.length + inputs.length > MAX_ITEMS) throw errors.validation(`A cart holds at most ${MAX_ITEMS} items`);
+      // Every item is checked before any is written: a refused request changes nothing.
+      const added: CartItemRecord[] = [];
+      inputs.forEach((input, i) => added.push({ uuid: randomUUID(), created_at: now(), ...checkItem(app, cart, input, i, added) }));
+      await save(request, cart.uuid, (c) => {
+        c.items = [...c.items, ...added];
+      });
+      return cartView(app, request).item(added[0] as CartItemRecord);
+    },
+  );
+
+  app.delete<IP>('/carts/:cartUuid/items/:cartItemUuid', { schema: { tags, summary: 'Remove an item', params: ItemParams } }, async (request, reply) => {
+    const cart = cartOf(app, request, request.params.cartUuid);
+    assertOpen(cart);
+    if (!cart.items.some((x) => x.uuid === request.params.cartItemUuid)) throw errors.notFound(`Cart item ${request.params.cartItemUuid} does not exist`);
+    await save(request, cart.uuid, (c) => {
+      c.items = c.items.filter((x) => x.uuid !== request.params.cartItemUuid);
+    });
+    return reply.code(204).send();
+  });
+
+  app.get<CP>('/carts/:cartUuid/order-info', { schema: { tags, summary: 'The order made from a cart', params: CartParams } }, async (request) => {
+    const cart = cartOf(app, request, request.params.cartUuid);
+    const order = cart.order_uuid ? (app.store.tenant(request.service.application).orders[cart.order_uuid] as unknown as Order | undefined) : undefined;
+    if (!order) throw errors.notFound('Cart does not have an associated order');
+    return { order_uuid: order.uuid, payment: { paid: order.paid, status: order.paid ? 'paid' : 'created' } };
+  });
+}

@@ -1,0 +1,11 @@
+import type { FastifyInstance } from 'fastify';
+import cartsRoutes from './carts.routes.js';
+import customerRoutes from './customer.routes.js';
+import ordersRoutes from './orders.routes.js';
+
+/** The booking flow's routes: carts, customer info, orders and payment. */
+export default async function bookingRoutes(app: FastifyInstance) {
+  await app.register(cartsRoutes);
+  await app.register(customerRoutes);
+  await app.register(ordersRoutes);
+}

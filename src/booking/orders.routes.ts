@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { requireScope } from '../auth/index.js';
+import { toPrice } from '../catalog/money.js';
+import { errors } from '../http/errors.js';
+import { compareVersions } from '../http/service-headers.js';
+import type { OrderRecord } from '../store/index.js';
+import { cartOf } from './carts.routes.js';
+import { cartView, resolve } from './carts.js';
+import { missingParticipants } from './customer.routes.js';
+import { moveItem, sendAll } from './lifecycle.js';
+import type { Cart, Order, OrderItem } from './records.js';
+
+const OrderBody = Type.Object(
+  {
+    cart_uuid: Type.String({ minLength: 1 }),
+    email_notification: Type.Enum(['ALL', 'NONE', 'TO-CUSTOMER'], { default: 'ALL' }),
+    extra_data: Type.Optional(Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })], { description: 'serialized JSON object (an object is accepted too)' })),
+    affiliate: Type.Optional(Type.String()),
+    affiliate_channel: Type.Optional(Type.String()),
+    source: Type.Optional(Type.String({ description: 'origin of the order; from 3.5.0 the only source read' })),
+  },
+  { additionalProperties: true },
+);
+const OrderParams = Type.Object({ orderUuid: Type.String() });
+const PaymentBody = Type.Object({ uuid: Type.Optional(Type.String()), id: Type.Optional(Type.Integer({ description: 'deprecated numeric order id' })) });
+
+/** The order's source by the spec's version rule: before 3.5.0 a source in extra_data counts too. */
+function sourceOf(body: Static<typeof OrderBody>, version: string): string | null {
+  if (body.source !== undefined || compareVersions(version, '3.5.0') >= 0) return body.source ?? null;
+  let extra: unknown = body.extra_data;
+  if (typeof extra === 'string') {
+    try {
+      extra = JSON.parse(extra);
+    } catch {
+      return null;
+    }
+  }
+  const s = (extra as { source?: unknown } | undefined)?.source;
+  return typeof s === 'string' ? s : null;
+}
+
+export function orderOf(app: FastifyInstance, request: FastifyRequest, uuid: string): Order {
+  const order = app.store.tenant(request.service.application).orders[uuid] as unknown as Order | undefined;
+  if (!order) throw errors.notFound(`Order ${uuid} does not exist`);
+  return order;
+}
+
+/** Renders an order; prices in the currency the order was placed in. */
+export function orderView(app: FastifyInstance, request: FastifyRequest, order: Order) {
+  const view = cartView(app, request);
+  const cur = app.catalog.currencyByCode.get(order.currency);
+  const price = (amount: number, from: string) => {
+    const f = app.catalog.currencyByCode.get(from);
+    return f && cur ? toPrice(amount, f, cur, request.service.locale.locale) : view.price(amount, from);
+  };
+  let total = 0;
+  let original = 0;
+  const items = order.items.map((x) => {
+    const unit = price(x.unit.retail_price, x.supplier_currency);
+    const line = price(x.unit.retail_price * x.quantity, x.supplier_currency);
+    total += line.value;
+    original += price(x.unit.original_retail_price * x.quantity, x.supplier_currency).value;
+    const { product } = view.item({ ...x, participants: null, created_at: x.created_at });
+    return {
+      uuid: x.uuid, code: x.code, cart_item_uuid: x.cart_item_uuid, transaction_code: null, product, quantity: x.quantity, status: x.status,
+      vouchers: [],
+      retail_price_in_order_currency: unit,
+      total_retail_price_in_order_currency: line,
+      original_retail_price_in_supplier_currency: view.supplierPrice(x.unit.original_retail_price, x.supplier_currency),
+      total_original_retail_price_in_supplier_currency: view.supplierPrice(x.unit.original_retail_price * x.quantity, x.supplier_currency),
+      b2b_price: null, is_gift_redeem: false, extra_customer_data: x.extra_customer_data, participants_info: x.participants_info,
+      cancellation_reason: x.cancellation_reason, cancellation_additional_info: x.cancellation_additional_info,
+      error_status: x.status === 'KO', version: x.version, created_at: x.created_at, updated_at: x.updated_at,
+    };
+  });
+  return {
+    identifier: order.identifier, uuid: order.uuid, id: order.id, date: order.created_at, status: order.paid ? 'OK' : 'PENDING',
+    customer: order.customer, items,
+    total_price: price(total, order.currency),
+    discount_amount: price(original - total, order.currency),
+    total_retail_price_in_order_currency: price(total, order.currency),
+    market: order.market, source: order.source, extra_data: order.extra_data, affiliate: order.affiliate, affiliate_channel: order.affiliate_channel,
+    email_notification: order.email_notification, version: order.version, created_at: order.created_at, updated_at: order.updated_at,
+  };
+}
+
+export default async function ordersRoutes(app: FastifyInstance) {
+  const tags = ['orders'];
+
+  app.post<{ Body: Static<typeof OrderBody> }>('/orders', { schema: { tags, summary: 'Create an order from a cart', body: OrderBody } }, async (request) => {
+    const body = request.body;
+    const cart = cartOf(app, request, body.cart_uuid);
+    if (cart.order_uuid) throw errors.cartLocked();
+    const missing: string[] = [];
+    if (!cart.items.length) missing.push('the cart is empty');
+    if (!cart.customer) missing.push('the customer (PUT /carts/{cartUuid}/customer)');
+    for (const x of cart.items) {
+      const { activity } = resolve(app, x);
+      if (activity.booking.extra_customer_data.length && !cart.extra_customer_data[activity.uuid]) missing.push(`extra customer data for activity ${activity.uuid}`);
+    }
+    const noParticipants = missingParticipants(app, cart);
+    if (noParticipants.length) missing.push(`participant info for cart items ${noParticipants.join(', ')}`);
+    if (missing.length) throw errors.validation(`Cannot create the order: missing ${[...new Set(missing)].join('; ')}`);
+    const at = app.clock.now().toISOString();
+    const extra = body.extra_data === undefined ? null : typeof body.extra_data === 'string' ? body.extra_data : JSON.stringify(body.extra_data);
+    const order = await app.store.update(request.service.application, (t) => {
+      const id = (t.counters.order ?? 4000000) + 1;
+      t.counters.order = id;
+      const items: OrderItem[] = cart.items.map((x, i) => {
+        const { activity, holder } = resolve(app, x);
+        const ecd = cart.extra_customer_data[activity.uuid] ?? {};
+        return {
+          ...x, code: `MUS${id}-${i + 1}`, cart_item_uuid: x.uuid, uuid: randomUUID(), supplier_currency: activity.supplier_currency,
+          unit: { retail_price: holder.retail_price, original_retail_price: holder.original_retail_price, service_fee: holder.service_fee, merchant_price: holder.merchant_price },
+          status: 'PENDING', version: 1, created_at: at, updated_at: at,
+          extra_customer_data: Object.entries(ecd).map(([name, value]) => ({ name, value: String(value) })),
+          participants_info: x.participants ?? [], cancellation_reason: null, cancellation_additional_info: null,
+        };
+      });
+      const o: Order = {
+        uuid: randomUUID(), id, identifier: `MUS${String(id).padStart(7, '0')}`, cart_uuid: cart.uuid, created_at: at, updated_at: at, version: 1,
+        paid: false, currency: request.service.currency, customer: cart.customer!, items, market: request.service.market, source: sourceOf(body, request.service.version),
+        extra_data: extra, affiliate: body.affiliate ?? null, affiliate_channel: body.affiliate_channel ?? null, email_notification: body.email_notification,
+      };
+      t.orders[o.uuid] = o as unknown as OrderRecord;
+      (t.carts[cart.uuid] as unknown as Cart).order_uuid = o.uuid;
+      return o;
+    });
+    return orderView(app, request, order);
+  });
+
+  app.get<{ Params: Static<typeof OrderParams> }>('/orders/:orderUuid', { schema: { tags, summary: 'An order', params: OrderParams } }, async (request) =>
+    orderView(app, request, orderOf(app, request, request.params.orderUuid)),
+  );
+
+  app.post<{ Body: Static<typeof PaymentBody> }>('/payments/no/payment', { schema: { tags: ['payments'], summary: 'Pay an order without a payment (merchant of record)', body: PaymentBody } }, async (request) => {
+    const { uuid, id } = request.body;
+    if (uuid === undefined && id === undefined) throw errors.validation('body "uuid" is required');
+    const orders = Object.values(app.store.tenant(request.service.application).orders) as unknown as Order[];
+    const order = orders.find((o) => (uuid !== undefined ? o.uuid === uuid : o.id === id));
+    if (!order) throw errors.notFound(`Order ${uuid ?? id} does not exist`);
+    if (order.paid) throw errors.alreadyPaid(order.uuid);
+    const total = order.items.reduce((n, x) => n + x.unit.retail_price * x.quantity, 0);
+    if (total > 0) {
+      const refuse = () => errors.paymentNotAllowed();
+      if (!request.service.partner) throw refuse();
+      requireScope(request, 'no-payment', refuse);
+    }
+    const application = request.service.application;
+    const [saved, deliveries] = await app.store.update(application, (t) => {
+      const o = t.orders[order.uuid] as unknown as Order;
+      o.paid = true;
+      o.updated_at = app.clock.now().toISOString();
+      // INTERFACE.md section 3: instant-confirmation items are confirmed at once, others wait.
+      const sent = o.items.filter((x) => !resolve(app, x).activity.needs_voucher).map((x) => moveItem(app, t, application, o, x, 'OK'));
+      return [o, sent] as const;
+    });
+    sendAll(app, deliveries);
+    return orderView(app, request, saved);
+  });
+}
