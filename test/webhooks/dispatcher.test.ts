@@ -1,7 +1,9 @@
 import { createHmac } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { Webhook } from 'standardwebhooks';
-import { fixedClock } from '../../src/clock.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fixedClock, systemClock } from '../../src/clock.js';
 import { createStore } from '../../src/store/index.js';
 import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.js';
 import { buildPayload, serializePayload } from '../../src/webhooks/payload.js';
@@ -228,4 +230,49 @@ t.test('list filters by application and order item', async (t) => {
   t.same(d.list({ order_item_uuid: 'i-1' }).map((x) => x.application).sort(), [APP, 'beta']);
   t.same(d.list({ application: 'beta', order_item_uuid: 'i-2' }), []);
   t.equal(new Set(d.list().map((x) => x.id)).size, 3, 'ids are unique across applications');
+});
+
+t.test('with a real clock, a timer fires the retry when it is due', async (t) => {
+  const rx = await startReceiver((_r, i) => (i === 0 ? 500 : 200));
+  const store = await createStore('memory');
+  const d = new WebhookDispatcher({ store, clock: systemClock(), headerPrefix: 'X-Service-', defaultTarget: { url: rx.url, secret: null }, schedule: [60] });
+  t.teardown(async () => {
+    await d.close();
+    await rx.close();
+  });
+  d.start();
+  const { id } = (await d.enqueue(APP, snapshot()))!;
+  const started = Date.now();
+  while (d.get(id)!.state === 'pending' && Date.now() - started < 3000) await new Promise((r) => setTimeout(r, 10));
+  t.equal(d.get(id)!.state, 'delivered');
+  const [a, b] = d.get(id)!.attempts.map((x) => Date.parse(x.at));
+  t.ok(b! - a! >= 60, `retried after the 60 ms delay (${b! - a!} ms)`);
+});
+
+t.test('different items are sent at the same time', async (t) => {
+  let open = 0;
+  let most = 0;
+  const server = http.createServer((req, res) => {
+    open++;
+    most = Math.max(most, open);
+    req.resume();
+    setTimeout(() => {
+      open--;
+      res.end();
+    }, 100);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const store = await createStore('memory');
+  const d = new WebhookDispatcher({ store, clock: fixedClock(T0), headerPrefix: 'X-Service-', defaultTarget: { url, secret: null } });
+  t.teardown(async () => {
+    await d.close();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  d.start();
+  const all = await Promise.all([1, 2, 3, 4, 5].map((i) => d.enqueue(APP, snapshot({ item: { uuid: `item-${i}` } }))));
+  await d.idle();
+  t.equal(most, 5, 'five requests open at once');
+  t.ok(all.every((x) => d.get(x!.id)!.state === 'delivered'));
 });
