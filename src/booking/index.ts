@@ -2,10 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import cartsRoutes from './carts.routes.js';
 import customerRoutes from './customer.routes.js';
 import ordersRoutes from './orders.routes.js';
+import cancellationsRoutes from './cancellations.routes.js';
 
-/** The booking flow's routes: carts, customer info, orders and payment. */
+/** The booking flow's routes: carts, customer info, orders, payment, cancellations and refunds. */
 export default async function bookingRoutes(app: FastifyInstance) {
   await app.register(cartsRoutes);
   await app.register(customerRoutes);
   await app.register(ordersRoutes);
+  await app.register(cancellationsRoutes);
 }

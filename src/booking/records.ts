@@ -81,4 +81,15 @@ export interface Order {
   affiliate: string | null;
   affiliate_channel: string | null;
   email_notification: 'ALL' | 'NONE' | 'TO-CUSTOMER';
+  refunds?: Refund[];
+}
+
+/** A refund paid when an item was cancelled, in the supplier currency. */
+export interface Refund {
+  uuid: string;
+  order_item_uuid: string;
+  amount: number;
+  currency: string;
+  reason: string;
+  created_at: string;
 }

@@ -42,6 +42,9 @@ export const errors = {
   /** 422 2201: the date is temporarily or permanently unavailable. */
   dateUnavailable: (day: string) =>
     new ApiError(422, '2201', `Dates cannot be fetched: ${day} is unavailable, try another date`),
+  /** 409: the item's status does not allow a cancellation. */
+  notCancellable: (uuid: string, status: string) =>
+    new ApiError(409, '0', `Order item ${uuid} cannot be cancelled in status ${status}`),
   /** 423: the order was paid already. */
   alreadyPaid: (uuid: string) => new ApiError(423, '0', `Order ${uuid} has already been paid`),
   /** 422: no-payment for an order above zero needs the no-payment scope. */

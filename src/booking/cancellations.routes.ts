@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { requireScope } from '../auth/index.js';
+import { errors } from '../http/errors.js';
+import type { RefundPolicyRecord } from '../seed/types.js';
+import { durationToMs, formatDuration, parseDuration } from '../time/duration.js';
+import { resolve } from './carts.js';
+import { moveItem, sendAll } from './lifecycle.js';
+import { orderOf } from './orders.routes.js';
+import type { Order, OrderItem, Refund } from './records.js';
+
+export const CANCELLATION_REASONS = [
+  'API-ISSUE', 'TECHNICAL-ISSUE', 'MISSING-PASSENGER-INFO', 'VENUE-CLOSED', 'REJECTED-SCHEDULE-CHANGE',
+  'REJECTED-ORDER', 'MISSING-MEETING-POINT-DETAILS', 'GRACE-PERIOD', 'CANCELLED-BY-CUSTOMER',
+] as const;
+
+const ItemParams = Type.Object({ orderUuid: Type.String(), orderItemUuid: Type.String() });
+type IP = { Params: Static<typeof ItemParams> };
+const CancelBody = Type.Object({
+  cancellation_reason: Type.Enum(CANCELLATION_REASONS),
+  cancellation_additional_info: Type.Optional(Type.String({ maxLength: 255 })),
+  cancellation_integration_data: Type.Optional(Type.Object({}, { additionalProperties: true })),
+});
+
+/** The booked start of an item: its day and time (all-day items start at midnight). */
+const startOf = (item: OrderItem) => new Date(`${item.day}T${item.time || '00:00'}:00Z`);
+const minute = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ');
+
+/** Each tier, with the last moment it applies: at least `period` before the start. */
+function tiers(policies: RefundPolicyRecord[], item: OrderItem) {
+  return policies.map((p) => ({ policy: p, until: new Date(startOf(item).getTime() - durationToMs(parseDuration(p.period), startOf(item))) }));
+}
+
+/** What cancelling now refunds, in the supplier currency: the best tier still open, else nothing. */
+export function refundAmount(policies: RefundPolicyRecord[], item: OrderItem, now: Date): number {
+  const paid = item.unit.retail_price * item.quantity;
+  const open = tiers(policies, item).filter((t) => now.getTime() <= t.until.getTime());
+  const amounts = open.map(({ policy: p }) => (p.type === 'PERCENTAGE' ? (paid * p.value) / 100 : Math.min(paid, p.value)));
+  return Math.round(Math.max(0, ...amounts) * 100) / 100;
+}
+
+function itemOf(order: Order, uuid: string): OrderItem {
+  const item = order.items.find((x) => x.uuid === uuid);
+  if (!item) throw errors.notFound(`Order item ${uuid} does not exist`);
+  return item;
+}
+
+export default async function cancellationsRoutes(app: FastifyInstance) {
+  const tags = ['cancellations'];
+  const view = (request: FastifyRequest) => (p: Refund) => {
+    const c = app.catalog.currencyByCode.get(p.currency);
+    return { uuid: p.uuid, order_item_uuid: p.order_item_uuid, status: 'PAID', amount: { currency: p.currency, value: p.amount, formatted_value: c ? new Intl.NumberFormat(request.service.locale.locale, { style: 'currency', currency: c.code }).format(p.amount) : String(p.amount) }, cancellation_reason: p.reason, created_at: p.created_at };
+  };
+
+  app.delete<IP & { Body: Static<typeof CancelBody> }>(
+    '/orders/:orderUuid/items/:orderItemUuid',
+    { schema: { tags, summary: 'Cancel an order item (needs the order-item-cancellation scope)', params: ItemParams, body: CancelBody } },
+    async (request, reply) => {
+      requireScope(request, 'order-item-cancellation');
+      const order = orderOf(app, request, request.params.orderUuid);
+      const item = itemOf(order, request.params.orderItemUuid);
+      if (item.status !== 'OK') throw errors.notCancellable(item.uuid, item.status);
+      const application = request.service.application;
+      const now = app.clock.now();
+      const amount = refundAmount(resolve(app, item).activity.booking.refund_policies, item, now);
+      const deliveries = await app.store.update(application, (t) => {
+        const o = t.orders[order.uuid] as unknown as Order;
+        const x = itemOf(o, item.uuid);
+        x.cancellation_reason = request.body.cancellation_reason;
+        x.cancellation_additional_info = request.body.cancellation_additional_info ?? null;
+        // INTERFACE.md section 3: a cancelled OK item goes to REFUND_STARTED, then to REFUNDED.
+        const sent = [moveItem(app, t, application, o, x, 'REFUND_STARTED'), moveItem(app, t, application, o, x, 'REFUNDED')];
+        o.refunds = [...(o.refunds ?? []), { uuid: randomUUID(), order_item_uuid: x.uuid, amount, currency: x.supplier_currency, reason: request.body.cancellation_reason, created_at: now.toISOString() }];
+        return sent;
+      });
+      sendAll(app, deliveries);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get<IP>(
+    '/orders/:orderUuid/items/:orderItemUuid/refund-policies',
+    { schema: { tags, summary: "Refund tiers of an item, with when each stops applying", params: ItemParams } },
+    async (request) => {
+      const order = orderOf(app, request, request.params.orderUuid);
+      const item = itemOf(order, request.params.orderItemUuid);
+      const { activity } = resolve(app, item);
+      if (!activity.booking.refund_policies.length) throw errors.notFound('No refund policy for this order item');
+      const now = app.clock.now().getTime();
+      return tiers(activity.booking.refund_policies, item).map(({ policy: p, until }) => ({
+        ...p, ...(p.type === 'ABSOLUTE' ? { currency_code: activity.supplier_currency } : {}),
+        applicable_until: minute(until), remaining_time: formatDuration(Math.max(0, until.getTime() - now)),
+      }));
+    },
+  );
+
+  app.get<{ Params: { orderUuid: string } }>(
+    '/orders/:orderUuid/refunds',
+    { schema: { tags, summary: 'Paid refunds of an order', params: Type.Object({ orderUuid: Type.String() }) } },
+    async (request) => (orderOf(app, request, request.params.orderUuid).refunds ?? []).map(view(request)),
+  );
+
+  app.post<IP>(
+    '/orders/:orderUuid/items/:orderItemUuid/notifications',
+    { schema: { tags: ['webhooks'], summary: 'Send the Update order item webhook again with the current status', params: ItemParams } },
+    async (request, reply) => {
+      const order = orderOf(app, request, request.params.orderUuid);
+      const item = itemOf(order, request.params.orderItemUuid);
+      const application = request.service.application;
+      if (!app.webhooks.target(application)) throw errors.validation('No webhook URL is configured for this application');
+      const delivery = await app.store.update(application, (t) =>
+        app.webhooks.record(t, application, {
+          order: { id: order.id, uuid: order.uuid, created: order.created_at, updated: order.updated_at, version: order.version },
+          item: { uuid: item.uuid, created: item.created_at, updated: item.updated_at, version: item.version, status: item.status },
+        }),
+      );
+      app.webhooks.send(delivery);
+      return reply.code(204).send();
+    },
+  );
+}
