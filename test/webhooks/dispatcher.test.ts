@@ -276,3 +276,19 @@ t.test('different items are sent at the same time', async (t) => {
   t.equal(most, 5, 'five requests open at once');
   t.ok(all.every((x) => d.get(x!.id)!.state === 'delivered'));
 });
+
+t.test('closing during an attempt ends it at once and leaves the delivery pending', async (t) => {
+  const rx = await startReceiver(() => 'hang');
+  t.teardown(() => rx.close());
+  const store = await createStore('memory');
+  const d = new WebhookDispatcher({ store, clock: fixedClock(T0), headerPrefix: 'X-Service-', defaultTarget: { url: rx.url, secret: null } });
+  d.start();
+  const { id } = (await d.enqueue(APP, snapshot()))!;
+  while (rx.received.length === 0) await new Promise((r) => setTimeout(r, 5));
+  const started = Date.now();
+  await d.close();
+  t.ok(Date.now() - started < 1000, 'did not wait for the 5 s timeout');
+  t.match(d.get(id), { state: 'pending', attempts: [], next_attempt_at: T0 }, 'resumed by the next start');
+  d.tick();
+  t.equal(rx.received.length, 1, 'a closed dispatcher sends nothing');
+});
