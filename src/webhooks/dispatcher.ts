@@ -152,6 +152,7 @@ export class WebhookDispatcher {
     let earliest = Infinity;
     for (const [key, queue] of this.#queues) {
       if (this.#inFlight.size >= this.#concurrency) break;
+      if (queue[0] && this.#inFlight.has(queue[0].id)) continue;
       const head = this.#head(key, queue);
       if (!head || this.#inFlight.has(head.id)) continue;
       const due = Date.parse(head.next_attempt_at ?? '');
@@ -253,11 +254,11 @@ export class WebhookDispatcher {
     for (const w of this.#idleWaiters.splice(0)) w();
   }
 
-  /** After a reset the dropped tenants' deliveries are gone: forget them and ignore their running attempts. */
   #gen(application: string): string {
     return `${this.#generation}:${this.#appGeneration.get(application) ?? 0}`;
   }
 
+  /** After a reset the dropped tenants' deliveries are gone: forget them and ignore their running attempts. */
   #forget(application: string | null): void {
     if (application === null) this.#generation++;
     else this.#appGeneration.set(application, (this.#appGeneration.get(application) ?? 0) + 1);
