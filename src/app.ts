@@ -11,6 +11,7 @@ import { documentHeaders } from './http/docs.js';
 import catalogRoutes from './catalog/index.js';
 import activityBodies from './catalog/activity-bodies.js';
 import bookingRoutes from './booking/index.js';
+import { voucherViewRoutes } from './booking/vouchers.routes.js';
 import adminRoutes from './admin/index.js';
 import storePlugin, { createStore, type Store } from './store/index.js';
 import authRoutes from './auth/index.js';
@@ -76,6 +77,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   await app.register(adminRoutes, { prefix: '/__admin' });
+  await app.register(voucherViewRoutes);
   await app.register(
     async (api) => {
       api.addHook('onRoute', documentHeaders(config.headerPrefix));

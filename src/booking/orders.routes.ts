@@ -11,6 +11,7 @@ import { cartView, resolve } from './carts.js';
 import { missingParticipants } from './customer.routes.js';
 import { moveItem, sendAll } from './lifecycle.js';
 import type { Cart, Order, OrderItem } from './records.js';
+import { voucherUrl } from './vouchers.routes.js';
 
 const OrderBody = Type.Object(
   {
@@ -65,7 +66,7 @@ export function orderView(app: FastifyInstance, request: FastifyRequest, order: 
     const { product } = view.item({ ...x, participants: null, created_at: x.created_at });
     return {
       uuid: x.uuid, code: x.code, cart_item_uuid: x.cart_item_uuid, transaction_code: null, product, quantity: x.quantity, status: x.status,
-      vouchers: [],
+      vouchers: x.status === 'OK' ? [{ url: voucherUrl(request, x) }] : [],
       retail_price_in_order_currency: unit,
       total_retail_price_in_order_currency: line,
       original_retail_price_in_supplier_currency: view.supplierPrice(x.unit.original_retail_price, x.supplier_currency),

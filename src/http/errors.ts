@@ -42,6 +42,8 @@ export const errors = {
   /** 422 2201: the date is temporarily or permanently unavailable. */
   dateUnavailable: (day: string) =>
     new ApiError(422, '2201', `Dates cannot be fetched: ${day} is unavailable, try another date`),
+  /** 409: a voucher cannot be generated (the item is not confirmed). */
+  voucherNotReady: (message: string) => new ApiError(409, '0', message),
   /** 409: the item's status does not allow a cancellation. */
   notCancellable: (uuid: string, status: string) =>
     new ApiError(409, '0', `Order item ${uuid} cannot be cancelled in status ${status}`),
