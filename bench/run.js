@@ -2,9 +2,10 @@
 // BENCH_DURATION (seconds per load run, default 10) shortens or lengthens every run.
 import * as catalog from './catalog.js';
 import * as store from './store.js';
+import * as booking from './booking.js';
 
 const duration = Number(process.env.BENCH_DURATION ?? 10);
-const sections = { catalog, store };
+const sections = { catalog, store, booking };
 
 const fmt = (n, d = 0) => (typeof n === 'number' ? n.toFixed(d) : String(n));
 for (const [name, mod] of Object.entries(sections)) {

@@ -43,7 +43,7 @@ function startServer(port, db) {
  * A state file as the booking flow will leave it: 10,000 paid orders with two items each and their
  * carts, in the tenant the load writes to (so a flush could not skip it), about 15 MB.
  */
-function preload(file, orders = 10000) {
+export function preload(file, orders = 10000) {
   const id = (prefix, i) => `${prefix}${String(i).padStart(7, '0')}-0000-4000-8000-000000000000`;
   const tenant = { tokens: {}, carts: {}, orders: {}, webhookConfig: null, deliveries: {}, journal: {}, counters: { order: orders } };
   for (let i = 0; i < orders; i++) {

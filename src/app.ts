@@ -57,6 +57,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('catalog', catalog);
   app.decorate('startedAt', Date.now());
   installErrorHandling(app);
+  // Many clients POST with Content-Type application/json and no body (POST /carts): an empty body
+  // means no body here, not a 400; anything else goes through Fastify's own (prototype-safe) parser.
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
+    json(request, body as string, done);
+  });
   await app.register(storePlugin, { store: deps.store ?? (await createStore('memory')) });
   await app.register(scenariosPlugin);
   await app.register(webhooksPlugin, deps.webhooks ?? {});

@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { errors } from '../http/errors.js';
 
@@ -14,9 +14,18 @@ function describe(e: ErrorObject): string {
   return `"${field || '(body)'}" ${e.message ?? 'is invalid'}`;
 }
 
+// Compiling costs milliseconds and schemas repeat (same activities, same quantities): keep them.
+const compiled = new Map<string, ValidateFunction>();
+
 /** Validates a value against a form schema; 400 naming every failing field. */
 export function validateForm(schema: object, value: unknown, what: string): void {
-  const validate = ajv.compile(schema);
+  const key = JSON.stringify(schema);
+  let validate = compiled.get(key);
+  if (!validate) {
+    if (compiled.size >= 1000) compiled.clear();
+    validate = ajv.compile(schema);
+    compiled.set(key, validate);
+  }
   if (validate(value)) return;
   const messages = [...new Set((validate.errors ?? []).map(describe))];
   throw errors.validation(`${what}: ${messages.join('; ')}`);

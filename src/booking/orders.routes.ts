@@ -139,8 +139,8 @@ export default async function ordersRoutes(app: FastifyInstance) {
   app.post<{ Body: Static<typeof PaymentBody> }>('/payments/no/payment', { schema: { tags: ['payments'], summary: 'Pay an order without a payment (merchant of record)', body: PaymentBody } }, async (request) => {
     const { uuid, id } = request.body;
     if (uuid === undefined && id === undefined) throw errors.validation('body "uuid" is required');
-    const orders = Object.values(app.store.tenant(request.service.application).orders) as unknown as Order[];
-    const order = orders.find((o) => (uuid !== undefined ? o.uuid === uuid : o.id === id));
+    const orders = app.store.tenant(request.service.application).orders as unknown as Record<string, Order>;
+    const order = uuid !== undefined ? orders[uuid] : Object.values(orders).find((o) => o.id === id);
     if (!order) throw errors.notFound(`Order ${uuid ?? id} does not exist`);
     if (order.paid) throw errors.alreadyPaid(order.uuid);
     const total = order.items.reduce((n, x) => n + x.unit.retail_price * x.quantity, 0);
