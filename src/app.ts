@@ -12,6 +12,7 @@ import catalogRoutes from './catalog/index.js';
 import activityBodies from './catalog/activity-bodies.js';
 import bookingRoutes from './booking/index.js';
 import { voucherViewRoutes } from './booking/vouchers.routes.js';
+import scenarioRunner from './booking/scenario-runner.js';
 import adminRoutes from './admin/index.js';
 import storePlugin, { createStore, type Store } from './store/index.js';
 import authRoutes from './auth/index.js';
@@ -68,6 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(storePlugin, { store: deps.store ?? (await createStore('memory')) });
   await app.register(scenariosPlugin);
   await app.register(webhooksPlugin, deps.webhooks ?? {});
+  await app.register(scenarioRunner);
 
   await app.register(swagger, {
     openapi: {

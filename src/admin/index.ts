@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { scenarioRunRoutes } from '../booking/scenario-runner.js';
 import { VERSION } from '../version.js';
 import clockRoutes from './clock.js';
 import resetRoutes from './reset.js';
@@ -17,4 +18,5 @@ export default async function adminRoutes(app: FastifyInstance) {
   await app.register(resetRoutes);
   await app.register(webhookAdminRoutes);
   await app.register(scenarioAdminRoutes);
+  await app.register(scenarioRunRoutes);
 }

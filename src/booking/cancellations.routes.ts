@@ -69,12 +69,16 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
         const x = itemOf(o, item.uuid);
         x.cancellation_reason = request.body.cancellation_reason;
         x.cancellation_additional_info = request.body.cancellation_additional_info ?? null;
-        // INTERFACE.md section 3: a cancelled OK item goes to REFUND_STARTED, then to REFUNDED.
-        const sent = [moveItem(app, t, application, o, x, 'REFUND_STARTED'), moveItem(app, t, application, o, x, 'REFUNDED')];
+        // A scenario attached to the cancellation (e.g. cancel-error@example.com) scripts what follows;
+        // else INTERFACE.md section 3: REFUND_STARTED, then REFUNDED.
+        const scenario = app.scenarioRunner.attached('cancellation', o, x);
+        if (scenario) app.scenarioRunner.start(t, application, o, x, scenario);
+        const sent = scenario ? [] : [moveItem(app, t, application, o, x, 'REFUND_STARTED'), moveItem(app, t, application, o, x, 'REFUNDED')];
         o.refunds = [...(o.refunds ?? []), { uuid: randomUUID(), order_item_uuid: x.uuid, amount, currency: x.supplier_currency, reason: request.body.cancellation_reason, created_at: now.toISOString() }];
         return sent;
       });
       sendAll(app, deliveries);
+      await app.scenarioRunner.tick();
       return reply.code(204).send();
     },
   );

@@ -154,11 +154,17 @@ export default async function ordersRoutes(app: FastifyInstance) {
       const o = t.orders[order.uuid] as unknown as Order;
       o.paid = true;
       o.updated_at = app.clock.now().toISOString();
+      // A scenario attached to an item (e.g. lead booker ko@example.com) replaces the defaults of
       // INTERFACE.md section 3: instant-confirmation items are confirmed at once, others wait.
-      const sent = o.items.filter((x) => !resolve(app, x).activity.needs_voucher).map((x) => moveItem(app, t, application, o, x, 'OK'));
+      const sent = o.items.flatMap((x) => {
+        const scenario = app.scenarioRunner.attached('payment', o, x);
+        if (scenario) return (app.scenarioRunner.start(t, application, o, x, scenario), []);
+        return resolve(app, x).activity.needs_voucher ? [] : [moveItem(app, t, application, o, x, 'OK')];
+      });
       return [o, sent] as const;
     });
     sendAll(app, deliveries);
-    return orderView(app, request, saved);
+    await app.scenarioRunner.tick();
+    return orderView(app, request, app.store.tenant(application).orders[saved.uuid] as unknown as Order);
   });
 }

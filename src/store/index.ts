@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Store } from './store.js';
 
 export { createStore, StoreError, type Store, type StoreOptions, type StoreStats } from './store.js';
-export type { State, Tenant, TokenRecord, DestinationChanges, CartRecord, OrderRecord, DeliveryRecord, JournalEntry, WebhookConfig } from './schema.js';
+export type { State, Tenant, TokenRecord, DestinationChanges, ScenarioRunRecord, CartRecord, OrderRecord, DeliveryRecord, JournalEntry, WebhookConfig } from './schema.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

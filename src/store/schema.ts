@@ -46,8 +46,16 @@ export interface DestinationChanges {
   removed: number[];
 }
 
+/** A scenario running on one order item (see src/booking/scenario-runner.ts). */
+export interface ScenarioRunRecord {
+  order_item_uuid: string;
+  [field: string]: unknown;
+}
+
 export interface Tenant {
   tokens: Record<string, TokenRecord>;
+  /** Scenario runs by order item uuid; finished runs stay for the record. */
+  scenario_runs: Record<string, ScenarioRunRecord>;
   destinations: Record<string, DestinationChanges>;
   carts: Record<string, CartRecord>;
   orders: Record<string, OrderRecord>;
@@ -78,6 +86,7 @@ export function dict<T>(): Record<string, T> {
 export function emptyTenant(): Tenant {
   return {
     tokens: dict(),
+    scenario_runs: dict(),
     destinations: dict(),
     carts: dict(),
     orders: dict(),

@@ -1,0 +1,144 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
+import { ApiError, errors } from '../http/errors.js';
+import { attachedScenario, dueMoves, isFinished, scenarioReceiverGate, type Scenario, type ScenarioRun } from '../scenarios/index.js';
+import type { ScenarioRunRecord, Tenant } from '../store/index.js';
+import type { Delivery } from '../webhooks/index.js';
+import { moveItem, sendAll } from './lifecycle.js';
+import type { Order, OrderItem } from './records.js';
+
+/** A run as stored: the engine's run plus where its item lives and how it ended. */
+export interface StoredRun extends ScenarioRun {
+  order_uuid: string;
+  /** Why the run stopped early (a manual move left the item where the next step cannot go). */
+  stopped: string | null;
+}
+
+export interface ScenarioRunner {
+  /** Starts a scenario on an item inside a store.update (the caller sends nothing: tick() applies due steps). */
+  start(tenant: Tenant, application: string, order: Order, item: OrderItem, scenario: Scenario): StoredRun;
+  /** The scenario attached to an item for an event, if any. */
+  attached(on: 'payment' | 'cancellation', order: Order, item: OrderItem): Scenario | null;
+  /** Applies every step that is due on the server clock. */
+  tick(): Promise<void>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    scenarioRunner: ScenarioRunner;
+  }
+}
+
+const runsOf = (t: Readonly<Tenant>) => Object.values(t.scenario_runs) as unknown as StoredRun[];
+
+/**
+ * Schedules the pure scenario engine: keeps runs in the store (so a restart resumes them), applies due
+ * steps on a short timer and whenever the server clock is moved, and gates webhooks of items whose
+ * scenario has the receiver down.
+ */
+async function scenarioRunnerPlugin(app: FastifyInstance) {
+  let ticking: Promise<void> | null = null;
+
+  const applyDue = async () => {
+    const now = app.clock.now();
+    for (const application of app.store.applications()) {
+      const due = runsOf(app.store.tenant(application)).filter((r) => !r.stopped && !isFinished(r) && dueMoves(r, now).length);
+      if (!due.length) continue;
+      const deliveries = await app.store.update(application, (t) => {
+        const sent: (Delivery | null)[] = [];
+        for (const { order_item_uuid } of due) {
+          const run = t.scenario_runs[order_item_uuid] as unknown as StoredRun;
+          const order = t.orders[run.order_uuid] as unknown as Order | undefined;
+          const item = order?.items.find((x) => x.uuid === run.order_item_uuid);
+          for (const action of dueMoves(run, now)) {
+            if (action.kind === 'status') {
+              if (!order || !item) {
+                run.stopped = 'the order item no longer exists';
+                break;
+              }
+              try {
+                sent.push(moveItem(app, t, application, order, item, action.to));
+              } catch (e) {
+                if (!(e instanceof ApiError)) throw e;
+                run.stopped = e.message;
+                break;
+              }
+            }
+            run.applied = action.index + 1;
+          }
+        }
+        return sent;
+      });
+      sendAll(app, deliveries);
+    }
+  };
+
+  const runner: ScenarioRunner = {
+    start(tenant, application, order, item, scenario) {
+      const run: StoredRun = {
+        scenario: { name: scenario.name, from: scenario.from, steps: scenario.steps },
+        application, order_uuid: order.uuid, order_item_uuid: item.uuid,
+        started_at: app.clock.now().toISOString(), applied: 0, stopped: null,
+      };
+      tenant.scenario_runs[item.uuid] = run as unknown as ScenarioRunRecord;
+      return run;
+    },
+    attached(on, order, item) {
+      return attachedScenario(app.scenarios.values(), on, { activity_uuid: item.activity_uuid, product_id: item.product_identifier, lead_booker_email: order.customer.email });
+    },
+    tick() {
+      // One tick at a time; a tick asked for while one runs starts right after it.
+      const next: Promise<void> = (ticking ?? Promise.resolve())
+        .then(applyDue)
+        .catch((err: unknown) => app.log.error({ err }, 'scenario tick failed'))
+        .finally(() => {
+          if (ticking === next) ticking = null;
+        });
+      ticking = next;
+      return next;
+    },
+  };
+  app.decorate('scenarioRunner', runner);
+  app.webhooks.setGate(
+    scenarioReceiverGate((application, uuid) => {
+      const run = app.store.tenant(application).scenario_runs[uuid] as unknown as StoredRun | undefined;
+      return run ? [run] : [];
+    }),
+  );
+  const timer = setInterval(() => void runner.tick(), 250);
+  timer.unref();
+  const unsubscribe = app.clock.onChange?.(() => void runner.tick()) ?? (() => undefined);
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+    unsubscribe();
+    await ticking;
+  });
+}
+
+export default fp(scenarioRunnerPlugin, { name: 'scenario-runner', dependencies: ['store', 'webhooks', 'scenarios'], fastify: '5.x' });
+
+/** POST /__admin/scenarios/{name}/run body {order_item_uuid} or {order_uuid}: runs a scenario now. */
+export async function scenarioRunRoutes(app: FastifyInstance) {
+  app.post<{ Params: { name: string }; Body: { order_item_uuid?: string; order_uuid?: string } | undefined }>('/scenarios/:name/run', async (request) => {
+    const scenario = app.scenarios.get(request.params.name);
+    if (!scenario) throw errors.notFound(`Scenario ${request.params.name} does not exist (GET /__admin/scenarios)`);
+    const { order_item_uuid, order_uuid } = request.body ?? {};
+    if (!order_item_uuid && !order_uuid) throw errors.validation('body needs "order_item_uuid" or "order_uuid"');
+    for (const application of app.store.applications()) {
+      for (const record of Object.values(app.store.tenant(application).orders)) {
+        const order = record as unknown as Order;
+        const items = order.items.filter((x) => x.uuid === order_item_uuid || order.uuid === order_uuid);
+        if (!items.length) continue;
+        const wrong = items.find((x) => x.status !== scenario.from);
+        if (wrong) throw new ApiError(409, '0', `Scenario ${scenario.name} starts from ${scenario.from}; order item ${wrong.uuid} is ${wrong.status}`);
+        const runs = await app.store.update(application, (t) => {
+          const o = t.orders[order.uuid] as unknown as Order;
+          return items.map((x) => app.scenarioRunner.start(t, application, o, x, scenario));
+        });
+        await app.scenarioRunner.tick();
+        return { runs: runs.map((r) => ({ scenario: r.scenario.name, application, order_uuid: r.order_uuid, order_item_uuid: r.order_item_uuid, started_at: r.started_at })) };
+      }
+    }
+    throw errors.notFound(`Order item ${order_item_uuid ?? order_uuid} does not exist`);
+  });
+}
