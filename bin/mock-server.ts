@@ -2,6 +2,7 @@
 import { loadConfig, usage } from '../src/config.js';
 import { exitOnSignals, startServer } from '../src/server.js';
 import { VERSION } from '../src/version.js';
+import { replay } from '../src/scenarios/replay.js';
 
 /** Mistakes of the user's (flags, files, a port in use) end with one line and exit code 2. */
 function fail(err: unknown): never {
@@ -27,9 +28,19 @@ async function main(): Promise<void> {
     case 'version':
       console.log(VERSION);
       return;
-    case 'replay':
-      console.error('mock-server: replay is not available in this version yet');
-      process.exit(2);
+    case 'replay': {
+      // Without --url, a server of our own on a free loopback port, state in memory.
+      const own = invocation.url ? null : await startServer({ ...invocation.config, port: 0, host: '127.0.0.1', db: 'memory', logLevel: 'silent' }, () => undefined);
+      const origin = (invocation.url ?? own!.origin).replace(/\/+$/, '');
+      let ok = true;
+      for (const file of invocation.args) {
+        const result = await replay(file, origin, invocation.config);
+        console.log(result.transcript.join('\n'));
+        ok &&= result.ok;
+      }
+      await own?.close();
+      process.exit(ok ? 0 : 1);
+    }
     // falls through: process.exit never returns
     default:
       exitOnSignals(await startServer(invocation.config));

@@ -140,6 +140,8 @@ export interface Invocation {
   command: 'serve' | 'help' | 'version' | 'replay';
   /** Positional arguments after the command (replay files). */
   args: string[];
+  /** replay --url: a running server to play against (else one is started in-process). */
+  url: string | null;
   config: Config;
 }
 
@@ -182,7 +184,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
     const v = values[o.flag];
     if (typeof v === 'string') set(o, v, `--${o.flag}`);
   }
-  return { command, args: command === 'replay' ? rest : [], config: Object.freeze(check(config)) };
+  const url = typeof values.url === 'string' ? values.url : null;
+  if (url !== null && command !== 'replay') throw new ConfigError('--url goes with the replay command');
+  if (command === 'replay' && rest.length === 0) throw new ConfigError('replay needs at least one file');
+  return { command, args: command === 'replay' ? rest : [], url, config: Object.freeze(check(config)) };
 }
 
 /** The --help text, generated from OPTIONS so it cannot drift from the parser. */

@@ -10,6 +10,8 @@ export interface Running {
   app: FastifyInstance;
   /** The API's base URL with the real port. */
   url: string;
+  /** Scheme, host and port, without the base path. */
+  origin: string;
   /** Stops accepting, finishes in-flight requests, flushes state. */
   close(): Promise<void>;
 }
@@ -36,7 +38,7 @@ export async function startServer(config: Config, print: (line: string) => void 
     `  webhook URL   ${config.webhookUrl ?? 'none'}`,
     `  headers       ${config.headerPrefix}Application (required), ${config.headerPrefix}Currency, ${config.headerPrefix}Market, ${config.headerPrefix}Version`,
   ]) print(line);
-  return { app, url, close: () => app.close() };
+  return { app, url, origin, close: () => app.close() };
 }
 
 /** SIGTERM/SIGINT: stop accepting, finish in-flight requests, flush state, exit 0. */

@@ -88,3 +88,12 @@ t.test('a port in use exits 2', async (t) => {
   child.kill('SIGTERM');
   await exited;
 });
+
+t.test('replay: exit 0 when every expectation held, 1 when one did not', async (t) => {
+  const pass = await run(['replay', join(packageRoot, 'scenarios/replays/instant-confirmation.yaml'), '--catalog-size', '5']);
+  t.equal(pass.code, 0, pass.stderr);
+  t.match(pass.stdout, /PASS\n$/);
+  const fail = await run(['replay', join(packageRoot, 'test/fixtures/replay-fails.yaml'), '--catalog-size', '5']);
+  t.equal(fail.code, 1);
+  t.match(fail.stdout, /FAILED\n$/);
+});

@@ -37,6 +37,7 @@ t.test('commands', async (t) => {
   t.equal(loadConfig(['--help'], {}).command, 'help');
   t.equal(loadConfig(['--version'], {}).command, 'version');
   t.same(loadConfig(['replay', 'a.yaml', 'b.yaml'], {}).args, ['a.yaml', 'b.yaml']);
+  t.equal(loadConfig(['replay', 'a.yaml', '--url', 'http://127.0.0.1:9'], {}).url, 'http://127.0.0.1:9');
   const text = usage();
   for (const flag of ['--port', '--host', '--base-path', '--seed', '--catalog-size', '--fixtures', '--scenarios', '--db', '--webhook-url', '--webhook-secret', '--header-prefix', '--config', '--log-level']) {
     t.match(text, flag);
@@ -48,6 +49,8 @@ t.test('every mistake is one clear ConfigError', async (t) => {
   const bad: [string[], NodeJS.ProcessEnv, RegExp][] = [
     [['--bogus'], {}, /Unknown option '--bogus'/],
     [['serve'], {}, /unknown command "serve"/],
+    [['--url', 'http://127.0.0.1:1'], {}, /--url goes with the replay command/],
+    [['replay'], {}, /replay needs at least one file/],
     [['--port'], {}, /--port/],
     [['--port', '70000'], {}, /--port: 70000 is out of range 0..65535/],
     [['--port', 'abc'], {}, /--port: "abc" is not an integer/],

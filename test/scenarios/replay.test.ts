@@ -1,0 +1,50 @@
+import t, { type Test } from 'tap';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildApp } from '../../src/app.js';
+import { systemClock } from '../../src/clock.js';
+import { defaults } from '../../src/config.js';
+import { builtinScenariosDir, packageRoot } from '../../src/paths.js';
+import { loadReplay, mismatch, replay } from '../../src/scenarios/replay.js';
+import { testCatalog } from '../helper.js';
+
+const replays = join(builtinScenariosDir, 'replays');
+
+async function server(t: Test) {
+  const app = await buildApp({ config: { ...defaults, db: 'memory' }, clock: systemClock(), catalog: await testCatalog() });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  t.teardown(() => app.close());
+  const { port } = app.server.address() as { port: number };
+  return `http://127.0.0.1:${port}`;
+}
+
+t.test('every shipped replay file passes, and twice gives the same transcript', async (t) => {
+  const files = readdirSync(replays).filter((f) => f.endsWith('.yaml'));
+  t.ok(files.length >= 6);
+  for (const f of files) {
+    const first = await replay(join(replays, f), await server(t));
+    t.ok(first.ok, `${f}\n${first.transcript.join('\n')}`);
+    const second = await replay(join(replays, f), await server(t));
+    t.same(second.transcript, first.transcript, `${f}: deterministic`);
+  }
+});
+
+t.test('a replay that fails on purpose says where', async (t) => {
+  const result = await replay(join(packageRoot, 'test/fixtures/replay-fails.yaml'), await server(t));
+  t.equal(result.ok, false);
+  t.match(result.transcript.join('\n'), /FAIL 0.code: expected "XXX", got "USD"/);
+  t.match(result.transcript.join('\n'), /FAIL expected status 200/);
+  t.equal(result.transcript.at(-1), 'FAILED');
+});
+
+t.test('bad replay files are refused naming the file', async (t) => {
+  t.throws(() => loadReplay('/nope.yaml'), { userFacing: true, message: /replay file \/nope.yaml/ });
+  t.throws(() => loadReplay(join(packageRoot, 'package.json')), { message: /\/steps must be a non-empty list/ });
+});
+
+t.test('mismatch compares only the fields given', async (t) => {
+  t.equal(mismatch({ a: 1 }, { a: 1, b: 2 }), null);
+  t.equal(mismatch([{ a: 1 }], [{ a: 1 }, { a: 3 }]), null);
+  t.equal(mismatch({ a: { b: 2 } }, { a: { b: 3 } }), 'a.b: expected 2, got 3');
+  t.equal(mismatch({ a: 1 }, null), '(body): expected an object');
+});
