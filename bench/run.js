@@ -3,9 +3,10 @@
 import * as catalog from './catalog.js';
 import * as store from './store.js';
 import * as booking from './booking.js';
+import * as webhooks from './webhooks.js';
 
 const duration = Number(process.env.BENCH_DURATION ?? 10);
-const sections = { catalog, store, booking };
+const sections = { catalog, store, booking, webhooks };
 
 const fmt = (n, d = 0) => (typeof n === 'number' ? n.toFixed(d) : String(n));
 for (const [name, mod] of Object.entries(sections)) {
