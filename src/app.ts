@@ -7,6 +7,8 @@ import type { Clock } from './clock.js';
 import type { Catalog } from './seed/catalog.js';
 import { installErrorHandling } from './http/error-handler.js';
 import serviceHeaders from './http/service-headers.js';
+import faults, { faultHook } from './http/faults.js';
+import { journal } from './admin/journal.js';
 import { documentHeaders } from './http/docs.js';
 import catalogRoutes from './catalog/index.js';
 import activityBodies from './catalog/activity-bodies.js';
@@ -86,6 +88,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
+  await app.register(journal, { basePath: config.basePath });
+  await app.register(faults);
   await app.register(adminRoutes, { prefix: '/__admin' });
   await app.register(voucherViewRoutes);
   await app.register(
@@ -96,6 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         currencies: catalog.currencies.map((c) => c.code),
         markets: new Map(catalog.markets.map((m) => [m.slug, m.currency])),
       });
+      await api.register(faultHook, { basePath: config.basePath });
       await api.register(authRoutes);
       await api.register(activityBodies);
       await api.register(catalogRoutes);

@@ -1,5 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { scenarioRunRoutes } from '../booking/scenario-runner.js';
+import journalRoutes from './journal.js';
+import faultRoutes from './faults.js';
+import orderAdminRoutes from './orders.js';
 import { VERSION } from '../version.js';
 import clockRoutes from './clock.js';
 import resetRoutes from './reset.js';
@@ -19,4 +22,7 @@ export default async function adminRoutes(app: FastifyInstance) {
   await app.register(webhookAdminRoutes);
   await app.register(scenarioAdminRoutes);
   await app.register(scenarioRunRoutes);
+  await app.register(journalRoutes);
+  await app.register(faultRoutes);
+  await app.register(orderAdminRoutes);
 }

@@ -1,0 +1,23 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+
+const FaultBody = Type.Object({
+  method: Type.String({ description: 'GET, POST, … or *' }),
+  path: Type.String({ minLength: 1, description: 'a path under the base path (or the full path); * matches anything' }),
+  status: Type.Integer({ minimum: 100, maximum: 599 }),
+  times: Type.Integer({ minimum: 1, maximum: 100000, default: 1 }),
+  delay_ms: Type.Integer({ minimum: 0, maximum: 60000, default: 0 }),
+});
+
+/** POST, GET and DELETE /__admin/faults. */
+export default async function faultRoutes(app: FastifyInstance) {
+  app.post<{ Body: Static<typeof FaultBody> }>('/faults', { schema: { body: FaultBody } }, async (request, reply) => {
+    const b = request.body;
+    return reply.code(201).send(app.faults.add({ method: b.method.toUpperCase(), path: b.path, status: b.status, times: b.times, delay_ms: b.delay_ms }));
+  });
+  app.get('/faults', async () => ({ faults: app.faults.list() }));
+  app.delete('/faults', async (_request, reply) => {
+    app.faults.clear();
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,66 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+
+export interface JournalEntry {
+  /** Order of arrival, across applications. */
+  id: number;
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  application: string | null;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    journal: { list(application?: string, limit?: number): JournalEntry[]; clear(application?: string): void };
+  }
+}
+
+const KEEP = 1000;
+
+/**
+ * The request journal: every partner API request, newest first, per application. Kept in memory on
+ * purpose: writing it through the store would make every request wait for a disk flush.
+ */
+async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
+  const byApp = new Map<string, JournalEntry[]>();
+  let seq = 0;
+  app.addHook('onResponse', async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    if (!path.startsWith(opts.basePath)) return;
+    const application = request.service?.application ?? null;
+    const key = application ?? '';
+    const list = byApp.get(key) ?? [];
+    list.push({ id: ++seq, at: app.clock.now().toISOString(), method: request.method, path: request.url, status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime * 100) / 100, application });
+    if (list.length > KEEP) list.splice(0, list.length - KEEP);
+    byApp.set(key, list);
+  });
+  app.decorate('journal', {
+    list(application, limit = 100) {
+      const all = application === undefined ? [...byApp.values()].flat() : (byApp.get(application) ?? []);
+      return [...all].sort((a, b) => b.id - a.id).slice(0, limit);
+    },
+    clear(application) {
+      if (application === undefined) byApp.clear();
+      else byApp.delete(application);
+    },
+  });
+}
+
+export const journal = fp(journalPlugin, { name: 'journal', fastify: '5.x' });
+
+const Query = Type.Object({ application: Type.Optional(Type.String()), limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }) });
+
+/** GET and DELETE /__admin/requests. */
+export default async function journalRoutes(app: FastifyInstance) {
+  app.get<{ Querystring: Static<typeof Query> }>('/requests', { schema: { querystring: Query } }, async (request) => ({
+    requests: app.journal.list(request.query.application, request.query.limit),
+  }));
+  app.delete<{ Querystring: { application?: string } }>('/requests', async (request, reply) => {
+    app.journal.clear(request.query.application);
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,103 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, errors } from './errors.js';
+
+/** A failure armed with POST /__admin/faults: the next `times` matching requests answer `status`. */
+export interface Fault {
+  id: number;
+  method: string;
+  /** A path under the base path (or the full path), `*` matching any run of characters. */
+  path: string;
+  status: number;
+  times: number;
+  delay_ms: number;
+}
+
+export interface Faults {
+  add(f: Omit<Fault, 'id'>): Fault;
+  /** The first armed fault matching a request (its count goes down), or null. */
+  take(method: string, paths: string[]): Fault | null;
+  list(): Fault[];
+  clear(): void;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    faults: Faults;
+  }
+}
+
+const MAX_DELAY = 60_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** `Prefer: code=503, delay=2000` (as Prism reads it); 400 for anything it cannot use. */
+export function parsePrefer(header: string): { code?: number; delay?: number } {
+  const out: { code?: number; delay?: number } = {};
+  for (const part of header.split(/[;,]/).map((p) => p.trim()).filter(Boolean)) {
+    const [key = '', value = ''] = part.split('=').map((x) => x.trim());
+    const n = Number(value);
+    if (key === 'code') {
+      if (!/^\d{3}$/.test(value) || n < 100 || n > 599) throw errors.validation(`Prefer: code must be an HTTP status 100..599, got "${value}"`);
+      out.code = n;
+    } else if (key === 'delay') {
+      if (!/^\d+$/.test(value) || n > MAX_DELAY) throw errors.validation(`Prefer: delay must be milliseconds 0..${MAX_DELAY}, got "${value}"`);
+      out.delay = n;
+    }
+    // Other preferences (return=minimal, …) are not ours to refuse.
+  }
+  return out;
+}
+
+function matches(pattern: string, path: string): boolean {
+  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  return re.test(path);
+}
+
+/** The armed faults, decorated at the root so that the control API and the partner scope share them. */
+async function faultsPlugin(app: FastifyInstance) {
+  let armed: Fault[] = [];
+  let next = 1;
+  app.decorate('faults', {
+    add(f) {
+      const fault = { id: next++, ...f };
+      armed.push(fault);
+      return fault;
+    },
+    take(method, paths) {
+      const fault = armed.find((f) => (f.method === '*' || f.method === method) && paths.some((p) => matches(f.path, p)));
+      if (fault && --fault.times <= 0) armed = armed.filter((f) => f !== fault);
+      return fault ?? null;
+    },
+    list: () => armed.map((f) => ({ ...f })),
+    clear() {
+      armed = [];
+    },
+  } satisfies Faults);
+}
+
+export default fp(faultsPlugin, { name: 'faults', fastify: '5.x' });
+
+/**
+ * Applies armed faults and the Prefer header to the partner routes. Registered after the header
+ * rules, so a missing application header is still 2271: a fault never hides the real API's own errors.
+ */
+async function faultHookPlugin(app: FastifyInstance, opts: { basePath: string }) {
+  const fail = (reply: FastifyReply, status: number, message: string) => reply.code(status).send(new ApiError(status, String(status), message).toJSON());
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const path = (request.url.split('?')[0] ?? '').replace(/\/+$/, '') || '/';
+    const relative = path.startsWith(opts.basePath) ? path.slice(opts.basePath.length) || '/' : path;
+    const fault = app.faults.take(request.method, [relative, path]);
+    if (fault) {
+      if (fault.delay_ms) await sleep(fault.delay_ms);
+      return fail(reply, fault.status, `Fault ${fault.id} (POST /__admin/faults): ${fault.method} ${fault.path} answers ${fault.status}`);
+    }
+    const prefer = request.headers.prefer;
+    if (typeof prefer === 'string' && prefer !== '') {
+      const p = parsePrefer(prefer);
+      if (p.delay) await sleep(p.delay);
+      if (p.code !== undefined) return fail(reply, p.code, `Prefer: code=${p.code} asked for this status`);
+    }
+  });
+}
+
+export const faultHook = fp(faultHookPlugin, { name: 'fault-hook', dependencies: ['faults'], fastify: '5.x' });

@@ -1,0 +1,94 @@
+import t from 'tap';
+import { buildTestApp, H } from '../helper.js';
+
+const CONFIRM = '0f5821c5-2046-11e7-9cc9-06a7e332783f';
+const LEAD = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', musement_newsletter: 'NO', allow_profiling: 'NO', thirdparty_newsletter: 'NO', events_related_newsletter: 'NO' };
+
+t.test('request journal', async (t) => {
+  const app = await buildTestApp();
+  t.teardown(() => app.close());
+  await app.inject({ url: '/api/v3/currencies', headers: { 'x-service-application': 'a' } });
+  await app.inject({ url: '/api/v3/activities/nope', headers: { 'x-service-application': 'b' } });
+  await app.inject({ url: '/api/v3/currencies' });
+  await app.inject({ url: '/__admin/health' });
+  const all = (await app.inject({ url: '/__admin/requests' })).json().requests;
+  t.same(all.map((r: { path: string; status: number; application: string | null }) => [r.path, r.status, r.application]), [
+    ['/api/v3/currencies', 400, null],
+    ['/api/v3/activities/nope', 400, 'b'],
+    ['/api/v3/currencies', 200, 'a'],
+  ], 'newest first, admin calls left out');
+  t.match(all[2], { method: 'GET', duration_ms: Number, at: String });
+  t.equal((await app.inject({ url: '/__admin/requests?application=a' })).json().requests.length, 1);
+  t.equal((await app.inject({ url: '/__admin/requests?limit=1' })).json().requests.length, 1);
+  t.equal((await app.inject({ method: 'DELETE', url: '/__admin/requests?application=a' })).statusCode, 204);
+  t.equal((await app.inject({ url: '/__admin/requests' })).json().requests.length, 2);
+  await app.inject({ method: 'DELETE', url: '/__admin/requests' });
+  t.same((await app.inject({ url: '/__admin/requests' })).json().requests, []);
+});
+
+t.test('faults and the Prefer header', async (t) => {
+  const app = await buildTestApp();
+  t.teardown(() => app.close());
+  const get = (url: string, headers: Record<string, string> = {}) => app.inject({ url, headers: { ...H, ...headers } });
+  const arm = (body: object) => app.inject({ method: 'POST', url: '/__admin/faults', payload: body });
+  t.equal((await arm({ method: 'GET', path: '/activities/*', status: 503, times: 2 })).statusCode, 201);
+  const first = await get('/api/v3/activities/4e451a8a-2ee5-493f-aa12-a39f13d7253e');
+  t.same([first.statusCode, first.json().code], [503, '503']);
+  t.match(first.json().message, /Fault 1/);
+  t.equal((await get('/api/v3/currencies')).statusCode, 200, 'another path is not affected');
+  t.equal((await app.inject({ url: '/api/v3/activities/x' })).json().code, '2271', 'the header rule still comes first');
+  t.equal((await get('/api/v3/activities?limit=1')).statusCode, 200, '* needs the slash: /activities is another path');
+  t.equal((await get('/api/v3/activities/4e451a8a-2ee5-493f-aa12-a39f13d7253e')).statusCode, 503, 'second and last time');
+  t.equal((await get('/api/v3/activities/4e451a8a-2ee5-493f-aa12-a39f13d7253e')).statusCode, 200);
+  await arm({ method: '*', path: '/api/v3/currencies', status: 429, delay_ms: 50 });
+  const t0 = Date.now();
+  t.equal((await get('/api/v3/currencies')).statusCode, 429, 'a full path matches too');
+  t.ok(Date.now() - t0 >= 45, 'after the delay');
+  await arm({ method: 'GET', path: '/currencies', status: 500, times: 5 });
+  t.equal((await app.inject({ url: '/__admin/faults' })).json().faults.length, 1);
+  t.equal((await app.inject({ method: 'DELETE', url: '/__admin/faults' })).statusCode, 204);
+  t.equal((await get('/api/v3/currencies')).statusCode, 200, 'cleared');
+  for (const bad of [{ method: 'GET', path: '/x', status: 99 }, { method: 'GET', status: 500 }, { method: 'GET', path: '/x', status: 500, delay_ms: 70000 }]) {
+    t.equal((await arm(bad)).statusCode, 400, JSON.stringify(bad));
+  }
+
+  const prefer = await get('/api/v3/currencies', { prefer: 'code=503' });
+  t.same([prefer.statusCode, prefer.json()], [503, { code: '503', message: 'Prefer: code=503 asked for this status' }]);
+  const t1 = Date.now();
+  t.equal((await get('/api/v3/currencies', { prefer: 'delay=60' })).statusCode, 200);
+  t.ok(Date.now() - t1 >= 55);
+  t.equal((await get('/api/v3/currencies', { prefer: 'return=minimal' })).statusCode, 200, 'other preferences are ignored');
+  for (const bad of ['code=abc', 'code=700', 'delay=-1', 'delay=70000']) {
+    t.equal((await get('/api/v3/currencies', { prefer: bad })).statusCode, 400, bad);
+  }
+});
+
+t.test('orders listing and item status moves', async (t) => {
+  const app = await buildTestApp({ config: { webhookUrl: 'http://127.0.0.1:9/hook' } });
+  t.teardown(() => app.close());
+  const headers: Record<string, string> = { 'x-service-application': 'shop' };
+  const call = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) =>
+    (await app.inject({ method, url: `/api/v3${url}`, headers, ...(payload === undefined ? {} : { payload: payload as object }) })).json();
+  headers.authorization = `Bearer ${(await call('POST', '/login', { client_id: 'sandbox-client', client_secret: 'sandbox-secret', grant_type: 'client_credentials' })).access_token}`;
+  const [s] = await call('GET', `/activities/${CONFIRM}/dates/2026-01-20`);
+  const cart = await call('POST', '/carts');
+  await call('POST', `/carts/${cart.uuid}/items`, [{ product_identifier: s.groups[0].slots[0].products[0].product_id, quantity: 1, language: 'en' }]);
+  await call('PUT', `/carts/${cart.uuid}/customer`, LEAD);
+  const order = await call('POST', '/orders', { cart_uuid: cart.uuid });
+  await call('POST', '/payments/no/payment', { uuid: order.uuid });
+  const item = order.items[0].uuid;
+
+  const listed = (await app.inject({ url: '/__admin/orders?application=shop' })).json().orders;
+  t.match(listed, [{ application: 'shop', uuid: order.uuid, paid: true, items: [{ uuid: item, status: 'PENDING', version: 1 }] }]);
+  t.same((await app.inject({ url: '/__admin/orders?application=other' })).json().orders, []);
+  const move = (status: string, uuid = item) => app.inject({ method: 'POST', url: `/__admin/order-items/${uuid}/status`, payload: { status } });
+  const ok = await move('OK');
+  t.match(ok.json(), { uuid: item, status: 'OK', version: 2, application: 'shop' });
+  t.same(app.webhooks.list({ order_item_uuid: item }).map((d) => d.payload.order_item_status), ['OK']);
+  const forbidden = await move('PENDING');
+  t.same([forbidden.statusCode, forbidden.json().code], [409, '0']);
+  t.match(forbidden.json().message, /from OK/);
+  t.equal((await move('MAYBE')).statusCode, 400);
+  t.equal((await move('OK', 'nope')).statusCode, 404);
+  t.match((await call('GET', `/orders/${order.uuid}`)).items[0], { status: 'OK', version: 2 });
+});
