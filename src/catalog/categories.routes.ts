@@ -24,7 +24,6 @@ type TreeNode = Static<typeof CategorySchema> & { parent_id: number | null; chil
 export default async function categoriesRoutes(app: FastifyInstance) {
   const { catalog } = app;
   const activities = groupOnline(app, (a) => a.category_ids);
-  const rate = (code: string) => catalog.currencyByCode.get(code)?.usd_rate ?? 1;
   const tags = ['categories'];
 
   app.get<{ Querystring: Static<typeof ListQuery> }>(
@@ -66,7 +65,7 @@ export default async function categoriesRoutes(app: FastifyInstance) {
       const list = (activities.get(categoryId) ?? []).filter(
         (a) => (city === undefined || a.city_id === city) && (venue === undefined || a.venue_ids.includes(venue)),
       );
-      const body = app.activityBodies.list(page(sortActivities(list, sort_by, rate), request.query), request);
+      const body = app.activityBodies.list(page(sortActivities(list, sort_by, catalog), request.query), request);
       return reply.type('application/json; charset=utf-8').send(body);
     },
   );

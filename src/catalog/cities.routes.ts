@@ -34,7 +34,6 @@ export default async function citiesRoutes(app: FastifyInstance) {
   const activities = groupOnline(app, (a) => [a.city_id, ...a.destination_city_ids]);
   const venuesOf = new Map<number, typeof catalog.venues>();
   for (const v of catalog.venues) venuesOf.set(v.city_id, [...(venuesOf.get(v.city_id) ?? []), v]);
-  const rate = (code: string) => catalog.currencyByCode.get(code)?.usd_rate ?? 1;
   const tags = ['cities'];
   const aggregated = (c: CityRecord, lang: string) => {
     const count = activities.get(c.id)?.length ?? 0;
@@ -78,7 +77,7 @@ export default async function citiesRoutes(app: FastifyInstance) {
       const list = (activities.get(cityId) ?? []).filter(
         (a) => (category === undefined || a.category_ids.includes(category)) && (venue === undefined || a.venue_ids.includes(venue)),
       );
-      const body = app.activityBodies.list(page(sortActivities(list, sort_by, rate), request.query), request);
+      const body = app.activityBodies.list(page(sortActivities(list, sort_by, catalog), request.query), request);
       return reply.type('application/json; charset=utf-8').send(body);
     },
   );

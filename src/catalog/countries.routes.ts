@@ -16,7 +16,6 @@ export default async function countriesRoutes(app: FastifyInstance) {
   const { catalog } = app;
   const countryOfCity = (id: number) => catalog.cityById.get(id)?.country_id ?? 0;
   const activities = groupOnline(app, (a) => [a.city_id, ...a.destination_city_ids].map(countryOfCity));
-  const rate = (code: string) => catalog.currencyByCode.get(code)?.usd_rate ?? 1;
   const tags = ['countries'];
 
   app.get<{ Querystring: Static<typeof PagingQuery> }>(
@@ -38,7 +37,7 @@ export default async function countriesRoutes(app: FastifyInstance) {
       const { countryId } = request.params;
       byId(catalog.countryById, countryId, 'Country');
       const { priority_city } = request.query;
-      let list = sortActivities(activities.get(countryId) ?? [], 'relevance', rate);
+      let list = sortActivities(activities.get(countryId) ?? [], 'relevance', catalog);
       if (priority_city !== undefined) list = [...list.filter((a) => a.city_id === priority_city), ...list.filter((a) => a.city_id !== priority_city)];
       return reply.type('application/json; charset=utf-8').send(app.activityBodies.list(page(list, request.query), request));
     },

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../http/errors.js';
+import type { Catalog } from '../seed/catalog.js';
 import type { ActivityRecord } from '../seed/types.js';
+import { usdPrice } from './search.js';
 
 /** A record by numeric id or 404 code 1400 naming what was missing. */
 export function byId<T>(map: ReadonlyMap<number, T>, id: number, what: string): T {
@@ -26,11 +28,11 @@ export function groupOnline(app: FastifyInstance, keys: (a: ActivityRecord) => n
 const byRelevance = (a: ActivityRecord, b: ActivityRecord) => b.relevance - a.relevance;
 
 /** Sorts a copy for the place endpoints' sort_by (relevance by default, highest first). */
-export function sortActivities(list: readonly ActivityRecord[], sortBy: string | undefined, usdRate: (code: string) => number): ActivityRecord[] {
+export function sortActivities(list: readonly ActivityRecord[], sortBy: string | undefined, catalog: Catalog): ActivityRecord[] {
   const copy = [...list];
   switch (sortBy) {
     case 'price':
-      return copy.sort((a, b) => a.retail_price / usdRate(a.supplier_currency) - b.retail_price / usdRate(b.supplier_currency));
+      return copy.sort((a, b) => usdPrice(catalog, a) - usdPrice(catalog, b));
     case 'rating':
       return copy.sort((a, b) => b.reviews_avg - a.reviews_avg);
     case 'venue-relevance':

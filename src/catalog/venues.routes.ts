@@ -25,7 +25,6 @@ const ActivitiesQuery = Type.Object({
 export default async function venuesRoutes(app: FastifyInstance) {
   const { catalog } = app;
   const activities = groupOnline(app, (a) => a.venue_ids);
-  const rate = (code: string) => catalog.currencyByCode.get(code)?.usd_rate ?? 1;
   const countryOf = (cityId: number) => catalog.countryById.get(catalog.cityById.get(cityId)?.country_id ?? 0)?.iso_code;
   const tags = ['venues'];
 
@@ -66,7 +65,7 @@ export default async function venuesRoutes(app: FastifyInstance) {
           (category === undefined || a.category_ids.includes(category)) &&
           (flavour === undefined || a.flavour_ids.includes(flavour)),
       );
-      const body = app.activityBodies.list(page(sortActivities(list, sort_by, rate), request.query), request);
+      const body = app.activityBodies.list(page(sortActivities(list, sort_by, catalog), request.query), request);
       return reply.type('application/json; charset=utf-8').send(body);
     },
   );
