@@ -29,8 +29,7 @@ async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
   const byApp = new Map<string, JournalEntry[]>();
   let seq = 0;
   app.addHook('onResponse', async (request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    if (!path.startsWith(opts.basePath)) return;
+    if (!request.url.startsWith(opts.basePath)) return;
     const application = request.service?.application ?? null;
     const key = application ?? '';
     const list = byApp.get(key) ?? [];

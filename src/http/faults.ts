@@ -17,6 +17,8 @@ export interface Faults {
   add(f: Omit<Fault, 'id'>): Fault;
   /** The first armed fault matching a request (its count goes down), or null. */
   take(method: string, paths: string[]): Fault | null;
+  /** How many faults are armed (the hot path skips all matching when none is). */
+  readonly size: number;
   list(): Fault[];
   clear(): void;
 }
@@ -68,6 +70,9 @@ async function faultsPlugin(app: FastifyInstance) {
       if (fault && --fault.times <= 0) armed = armed.filter((f) => f !== fault);
       return fault ?? null;
     },
+    get size() {
+      return armed.length;
+    },
     list: () => armed.map((f) => ({ ...f })),
     clear() {
       armed = [];
@@ -84,6 +89,8 @@ export default fp(faultsPlugin, { name: 'faults', fastify: '5.x' });
 async function faultHookPlugin(app: FastifyInstance, opts: { basePath: string }) {
   const fail = (reply: FastifyReply, status: number, message: string) => reply.code(status).send(new ApiError(status, String(status), message).toJSON());
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const prefer = request.headers.prefer;
+    if (app.faults.size === 0 && prefer === undefined) return;
     const path = (request.url.split('?')[0] ?? '').replace(/\/+$/, '') || '/';
     const relative = path.startsWith(opts.basePath) ? path.slice(opts.basePath.length) || '/' : path;
     const fault = app.faults.take(request.method, [relative, path]);
@@ -91,7 +98,6 @@ async function faultHookPlugin(app: FastifyInstance, opts: { basePath: string })
       if (fault.delay_ms) await sleep(fault.delay_ms);
       return fail(reply, fault.status, `Fault ${fault.id} (POST /__admin/faults): ${fault.method} ${fault.path} answers ${fault.status}`);
     }
-    const prefer = request.headers.prefer;
     if (typeof prefer === 'string' && prefer !== '') {
       const p = parsePrefer(prefer);
       if (p.delay) await sleep(p.delay);
