@@ -34,12 +34,13 @@ async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
     const key = application ?? '';
     const list = byApp.get(key) ?? [];
     list.push({ id: ++seq, at: app.clock.now().toISOString(), method: request.method, path: request.url, status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime * 100) / 100, application });
-    if (list.length > KEEP) list.splice(0, list.length - KEEP);
-    byApp.set(key, list);
+    // Trimmed in chunks: dropping one entry per request would shift the whole array every time.
+    byApp.set(key, list.length > 2 * KEEP ? list.slice(-KEEP) : list);
   });
   app.decorate('journal', {
     list(application, limit = 100) {
-      const all = application === undefined ? [...byApp.values()].flat() : (byApp.get(application) ?? []);
+      const keep = (l: JournalEntry[]) => l.slice(-KEEP);
+      const all = application === undefined ? [...byApp.values()].flatMap(keep) : keep(byApp.get(application) ?? []);
       return [...all].sort((a, b) => b.id - a.id).slice(0, limit);
     },
     clear(application) {

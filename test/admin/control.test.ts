@@ -24,6 +24,11 @@ t.test('request journal', async (t) => {
   t.equal((await app.inject({ url: '/__admin/requests' })).json().requests.length, 2);
   await app.inject({ method: 'DELETE', url: '/__admin/requests' });
   t.same((await app.inject({ url: '/__admin/requests' })).json().requests, []);
+  for (let i = 0; i < 1005; i++) await app.inject({ url: `/api/v3/currencies?i=${i}`, headers: { 'x-service-application': 'busy' } });
+  const kept = (await app.inject({ url: '/__admin/requests?limit=1000' })).json().requests;
+  t.equal(kept.length, 1000, 'the last 1,000 per application are kept');
+  t.equal(kept[0].path, '/api/v3/currencies?i=1004');
+  t.equal(kept[999].path, '/api/v3/currencies?i=5');
 });
 
 t.test('faults and the Prefer header', async (t) => {
