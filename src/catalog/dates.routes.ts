@@ -5,6 +5,7 @@ import type { ActivityRecord, HolderRecord } from '../seed/types.js';
 import { findActivity } from './activities.routes.js';
 import { addDays, type RenderContext } from './activity.render.js';
 import { toPrice } from './money.js';
+import { listParam } from './search.js';
 import { dayState, isDay, openSlots, productsOn } from './schedule.js';
 import { PriceSchema } from './taxonomy.schemas.js';
 import { tr } from './text.js';
@@ -14,7 +15,13 @@ const Params = Type.Object({ activityUuid: Type.String() });
 const DayParams = Type.Object({ activityUuid: Type.String(), day: Day });
 const tickets = Type.Optional(Type.Integer({ minimum: 1, description: 'only dates/products with at least this many tickets left' }));
 const pickup = Type.Optional(Type.String({ description: 'pickup UUID; mandatory for activities with pickups' }));
-const DatesQuery = Type.Object({ date_from: Type.Optional(Day), date_to: Type.Optional(Day), pickup, tickets_number: tickets });
+const DatesQuery = Type.Object({
+  date_from: Type.Optional(Day),
+  date_to: Type.Optional(Day),
+  pickup,
+  tickets_number: tickets,
+  discounts: Type.Optional(Type.Array(Type.String(), { description: 'discount percentages, comma-separated: adds retail_prices_with_custom_discount' })),
+});
 const DayQuery = Type.Object({ pickup, tickets_number: tickets });
 
 const DateEntrySchema = Type.Object({
@@ -27,6 +34,7 @@ const DateEntrySchema = Type.Object({
   original_retail_price_without_service_fee: Type.Optional(PriceSchema),
   discount_amount: Type.Optional(PriceSchema),
   merchant_price: Type.Optional(PriceSchema),
+  retail_prices_with_custom_discount: Type.Optional(Type.Array(PriceSchema)),
 });
 
 const ProductSchema = Type.Object({
@@ -118,6 +126,11 @@ export default async function datesRoutes(app: FastifyInstance) {
       if (to < from || to < t0) throw errors.endBeforeStart();
       checkPickup(a, q.pickup, () => errors.validation(`querystring "pickup" ${q.pickup} is not a pickup of this activity`));
       const ctx = app.activityBodies.context(request);
+      const discounts = listParam(q.discounts).map((d) => {
+        const n = Number(d);
+        if (d === '' || !Number.isFinite(n) || n < 0 || n > 100) throw errors.validation(`querystring "discounts" items must be percentages 0..100, got "${d}"`);
+        return n;
+      });
       const defaults = a.booking.options.find((o) => o.default) ?? a.booking.options[0];
       const cheapest = defaults?.holders.reduce<HolderRecord | undefined>((m, h) => (!m || h.retail_price < m.retail_price ? h : m), undefined);
       const out: Static<typeof DateEntrySchema>[] = [];
@@ -128,7 +141,11 @@ export default async function datesRoutes(app: FastifyInstance) {
         if (!a.booking.options.some((o) => openSlots(a, o, day, now).length > 0)) continue;
         const soldOut = state === 'sold-out';
         if (q.tickets_number !== undefined && (soldOut || a.booking.availability < q.tickets_number)) continue;
-        out.push({ day, sold_out: soldOut, ...(a.has_price_info_on_date && cheapest ? holderPrices(a, cheapest, app, ctx) : {}) });
+        const prices = a.has_price_info_on_date && cheapest ? holderPrices(a, cheapest, app, ctx) : null;
+        out.push({
+          day, sold_out: soldOut, ...prices,
+          ...(prices && discounts.length ? { retail_prices_with_custom_discount: discounts.map((d) => toPrice(prices.retail_price.value * (1 - d / 100), ctx.currency, ctx.currency, ctx.locale)) } : {}),
+        });
       }
       return out;
     },

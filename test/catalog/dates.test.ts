@@ -51,6 +51,9 @@ t.test('dates endpoints', async (t) => {
     const cut = await get(`${dayBased.uuid}/dates?date_from=2026-01-15&date_to=2026-01-17`);
     t.same(cut.map((d: { day: string }) => d.day), ['2026-01-16', '2026-01-17'], 'a one-day cutoff leaves today out');
     t.same(await get(`${base.uuid}/dates?date_from=2026-01-16&date_to=2026-01-16&tickets_number=11`), [], 'not enough tickets');
+    const [discounted] = await get(`${base.uuid}/dates?date_from=2026-01-16&date_to=2026-01-16&discounts=10,50`, 200, { 'x-service-currency': 'EUR' });
+    t.same(discounted.retail_prices_with_custom_discount.map((p: { value: number }) => p.value), [9, 5], '10% and 50% off the 10 EUR price');
+    t.match(await get(`${base.uuid}/dates?discounts=abc`, 400), { message: /discounts/ });
   });
 
   t.test('dates list errors', async (t) => {
