@@ -9,6 +9,7 @@ import type { Catalog } from './seed/catalog.js';
 import { installErrorHandling } from './http/error-handler.js';
 import serviceHeaders from './http/service-headers.js';
 import faults, { faultHook } from './http/faults.js';
+import { lazyValidatorCompiler } from './http/validation.js';
 import { journal } from './admin/journal.js';
 import { documentHeaders } from './http/docs.js';
 import catalogRoutes from './catalog/index.js';
@@ -49,8 +50,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, clock, catalog } = deps;
   const app = Fastify({
     logger: deps.logger ?? false,
-    // Partners send comma-separated arrays and loose scalars in query strings.
-    ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false } },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     bodyLimit: 1024 * 1024,
@@ -63,6 +62,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installErrorHandling(app);
   // Response serializers compile on first use: many routes send prebuilt strings and never need
   // theirs, and compiling them all at start-up cost most of a second.
+  app.setValidatorCompiler(lazyValidatorCompiler());
   app.setSerializerCompiler(({ schema }) => {
     let serialize: ((data: unknown) => string) | undefined;
     return (data: unknown) => (serialize ??= fastJson(schema as Parameters<typeof fastJson>[0]))(data);
