@@ -19,5 +19,5 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:8080/__admin/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+  CMD node -e "fetch('http://127.0.0.1:' + (process.env.MOCK_SERVER_PORT || process.env.PORT || 8080) + '/__admin/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 CMD ["node", "dist/bin/mock-server.js", "--host", "0.0.0.0"]

@@ -55,6 +55,8 @@ interface Option {
   env: string[];
   kind: Kind;
   help: string;
+  /** What --help shows after the flag, e.g. DIR in `--fixtures DIR`. */
+  arg: string;
   min?: number;
   max?: number;
   nullable?: boolean;
@@ -62,18 +64,18 @@ interface Option {
 
 /** Every setting with its flag and env vars, in INTERFACE.md's order: the one table --help prints. */
 export const OPTIONS: readonly Option[] = [
-  { key: 'port', flag: 'port', env: ['MOCK_SERVER_PORT', 'PORT'], kind: 'int', min: 0, max: 65535, help: 'listen port (0 = any free port)' },
-  { key: 'host', flag: 'host', env: ['MOCK_SERVER_HOST'], kind: 'string', help: 'listen address (the container uses 0.0.0.0)' },
-  { key: 'basePath', flag: 'base-path', env: ['MOCK_SERVER_BASE_PATH'], kind: 'string', help: 'prefix of every API path' },
-  { key: 'seed', flag: 'seed', env: ['MOCK_SERVER_SEED'], kind: 'int', min: 0, max: 2 ** 31 - 1, help: 'same seed, same catalog' },
-  { key: 'catalogSize', flag: 'catalog-size', env: ['MOCK_SERVER_CATALOG_SIZE'], kind: 'int', min: 0, max: 100000, help: 'generated activities, added to the fixture ones' },
-  { key: 'fixtures', flag: 'fixtures', env: ['MOCK_SERVER_FIXTURES'], kind: 'string', nullable: true, help: 'directory of fixture files merged over the built-in ones' },
-  { key: 'scenarios', flag: 'scenarios', env: ['MOCK_SERVER_SCENARIOS'], kind: 'string', nullable: true, help: 'directory of extra scenario files' },
-  { key: 'db', flag: 'db', env: ['MOCK_SERVER_DB'], kind: 'string', help: "state file (lowdb JSON), or 'memory'" },
-  { key: 'webhookUrl', flag: 'webhook-url', env: ['MOCK_SERVER_WEBHOOK_URL'], kind: 'url', nullable: true, help: 'where Update order item webhooks go' },
-  { key: 'webhookSecret', flag: 'webhook-secret', env: ['MOCK_SERVER_WEBHOOK_SECRET'], kind: 'string', nullable: true, help: 'signs webhooks' },
-  { key: 'headerPrefix', flag: 'header-prefix', env: ['MOCK_SERVER_HEADER_PREFIX'], kind: 'string', help: 'vendor header prefix (X-Acme- reads X-Acme-Application, ...)' },
-  { key: 'logLevel', flag: 'log-level', env: ['MOCK_SERVER_LOG_LEVEL'], kind: 'level', help: 'pino level' },
+  { key: 'port', flag: 'port', arg: 'N', env: ['MOCK_SERVER_PORT', 'PORT'], kind: 'int', min: 0, max: 65535, help: 'listen port (0 = any free port)' },
+  { key: 'host', flag: 'host', arg: 'ADDR', env: ['MOCK_SERVER_HOST'], kind: 'string', help: 'listen address (the container uses 0.0.0.0)' },
+  { key: 'basePath', flag: 'base-path', arg: 'PATH', env: ['MOCK_SERVER_BASE_PATH'], kind: 'string', help: 'prefix of every API path' },
+  { key: 'seed', flag: 'seed', arg: 'N', env: ['MOCK_SERVER_SEED'], kind: 'int', min: 0, max: 2 ** 31 - 1, help: 'same seed, same catalog' },
+  { key: 'catalogSize', flag: 'catalog-size', arg: 'N', env: ['MOCK_SERVER_CATALOG_SIZE'], kind: 'int', min: 0, max: 100000, help: 'generated activities, added to the fixture ones' },
+  { key: 'fixtures', flag: 'fixtures', arg: 'DIR', env: ['MOCK_SERVER_FIXTURES'], kind: 'string', nullable: true, help: 'directory of fixture files merged over the built-in fixtures/' },
+  { key: 'scenarios', flag: 'scenarios', arg: 'DIR', env: ['MOCK_SERVER_SCENARIOS'], kind: 'string', nullable: true, help: 'directory of scenario files added to the built-in scenarios/' },
+  { key: 'db', flag: 'db', arg: 'FILE', env: ['MOCK_SERVER_DB'], kind: 'string', help: "state file (lowdb JSON), or 'memory'" },
+  { key: 'webhookUrl', flag: 'webhook-url', arg: 'URL', env: ['MOCK_SERVER_WEBHOOK_URL'], kind: 'url', nullable: true, help: 'where Update order item webhooks go' },
+  { key: 'webhookSecret', flag: 'webhook-secret', arg: 'S', env: ['MOCK_SERVER_WEBHOOK_SECRET'], kind: 'string', nullable: true, help: 'signs webhooks' },
+  { key: 'headerPrefix', flag: 'header-prefix', arg: 'P', env: ['MOCK_SERVER_HEADER_PREFIX'], kind: 'string', help: 'vendor header prefix (X-Acme- reads X-Acme-Application, ...)' },
+  { key: 'logLevel', flag: 'log-level', arg: 'LEVEL', env: ['MOCK_SERVER_LOG_LEVEL'], kind: 'level', help: 'pino level: fatal, error, warn, info, debug, trace, silent' },
 ];
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -192,18 +194,23 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
 
 /** The --help text, generated from OPTIONS so it cannot drift from the parser. */
 export function usage(): string {
+  const col = (s: string) => s.padEnd(22);
   const rows = OPTIONS.map((o) => {
     const def = defaults[o.key] === null ? 'none' : String(defaults[o.key]);
-    return `  --${o.flag.padEnd(15)} ${o.help}\n  ${''.padEnd(17)} env ${o.env.join(', then ')}; default ${def}`;
+    return `  ${col(`--${o.flag} ${o.arg}`)} ${o.help}\n  ${col('')} env ${o.env.join(', then ')}; default ${def}`;
   });
   return [
-    'Usage: mock-server [options]            start the mock Partner API',
-    '       mock-server replay FILE... [--url URL]   play replay files',
+    'Usage: mock-server [options]                     start the mock Partner API',
+    '       mock-server replay FILE... [--url URL]    play replay files (against URL, else an own server)',
     '',
-    'Options (flags win over env, env over the --config file):',
+    'Options (flags win over env, env over the --config file, the file over the defaults):',
     ...rows,
-    `  --${'config FILE'.padEnd(15)} JSON file with any of the settings above (env MOCK_SERVER_CONFIG)`,
-    `  --${'help'.padEnd(15)} this text`,
-    `  --${'version'.padEnd(15)} the version`,
+    `  ${col('--config FILE')} JSON file with any of the settings above (keys as flags or camelCase)`,
+    `  ${col('')} env MOCK_SERVER_CONFIG; default none`,
+    `  ${col('--help')} this text`,
+    `  ${col('--version')} the version`,
+    '',
+    'Exit codes: 0 stopped by SIGTERM/SIGINT (or replay passed), 1 replay failed or unexpected error,',
+    '2 bad flag, env value, config, fixture or scenario file, or the port cannot be used.',
   ].join('\n');
 }
