@@ -38,7 +38,21 @@ export async function startServer(config: Config, print: (line: string) => void 
     `  webhook URL   ${config.webhookUrl ?? 'none'}`,
     `  headers       ${config.headerPrefix}Application (required), ${config.headerPrefix}Currency, ${config.headerPrefix}Market, ${config.headerPrefix}Version`,
   ]) print(line);
-  return { app, url, origin, close: () => app.close() };
+  return { app, url, origin, close: () => closeGracefully(app) };
+}
+
+/**
+ * app.close() closes the idle keep-alive connections once, when it starts. A connection whose request
+ * was still in flight goes idle later and would stay open for its keep-alive time (Fastify's 72 s),
+ * holding the process up that long; so idle connections are closed as they appear until it is done.
+ */
+async function closeGracefully(app: FastifyInstance): Promise<void> {
+  const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+  try {
+    await app.close();
+  } finally {
+    clearInterval(sweep);
+  }
 }
 
 /** SIGTERM/SIGINT: stop accepting, finish in-flight requests, flush state, exit 0. */
