@@ -1,31 +1,12 @@
 import type { Faker } from '@faker-js/faker';
-import { createGeneratorSync } from 'json-schema-faker';
+import { activityNumbers } from './numbers.js';
 import type { Random } from './random.js';
 import { ABOUT, DAYS, EVERY_DAY, fill, HIGHLIGHTS, HOURS, INCLUDED, INFO, KINDS, MEETING, NOT_INCLUDED, SOME_DAYS, VARIANTS } from './texts.js';
 import type { ActivityRecord, BookingType, CatalogData, HolderRecord, Lang, OptionRecord, Text, TextList } from './types.js';
 
 const LANGS: Lang[] = ['en', 'it', 'de', 'fr', 'es'];
-const FLAGS = ['exclusive', 'best_price', 'must_see', 'top_seller', 'special_offer', 'last_chance', 'likely_to_sell_out', 'temporary', 'ticket', 'ticket_not_included', 'no_index'];
 const TIMES = ['09:00', '10:30', '12:00', '14:00', '15:30', '17:00', '19:00', '21:00'];
 const IMG = 'https://images.mock-server.test';
-
-/** Catalog flags and review counts come from a JSON Schema through json-schema-faker: a flag is true one time in five. */
-const FlagsSchema = {
-  type: 'object',
-  properties: Object.fromEntries(FLAGS.map((f) => [f, { enum: [false, false, false, false, true] }])),
-  required: FLAGS,
-};
-const ReviewsSchema = {
-  type: 'object',
-  properties: {
-    '1': { type: 'integer', minimum: 0, maximum: 3 },
-    '2': { type: 'integer', minimum: 0, maximum: 5 },
-    '3': { type: 'integer', minimum: 0, maximum: 15 },
-    '4': { type: 'integer', minimum: 1, maximum: 60 },
-    '5': { type: 'integer', minimum: 1, maximum: 120 },
-  },
-  required: ['1', '2', '3', '4', '5'],
-};
 
 type Taxonomy = Omit<CatalogData, 'activities'>;
 const money = (n: number) => Math.round(n * 100) / 100;
@@ -49,7 +30,8 @@ function durationRange(random: Random, hours: number): { duration_range: Activit
   if (r < 0.7) return { duration_range: { min: h, max: `PT${hours + 1}H` }, validity: 'P0D' };
   if (r < 0.75) return { duration_range: { max: h }, validity: 'P0D' };
   if (r < 0.8) return { duration_range: { min: h }, validity: 'P0D' };
-  if (r < 0.85) return { duration_range: { min: 'P0D', max: 'P0D' }, validity: 'P0D' };
+  if (r < 0.83) return { duration_range: { min: 'P0D', max: 'P0D' }, validity: 'P0D' };
+  if (r < 0.85) return { duration_range: { min: 'P0D', max: h }, validity: 'P0D' };
   return { duration_range: null, validity: random.pick(['P1D', 'P0D']) };
 }
 
@@ -70,9 +52,17 @@ function holders(random: Random, base: number, discount: number): HolderRecord[]
   return list;
 }
 
+/** One or two distinct mates, without shuffling the whole city. */
+function bundleOf(random: Random, mates: ActivityRecord[]): string[] {
+  const first = random.int(0, mates.length - 1);
+  if (mates.length === 1 || random.chance(0.5)) return [mates[first]!.uuid];
+  const second = (first + random.int(1, mates.length - 1)) % mates.length;
+  return [mates[Math.min(first, second)]!.uuid, mates[Math.max(first, second)]!.uuid];
+}
+
 /** `count` activities over the hand-written taxonomy, a pure function of the random source. */
 export function generateActivities(random: Random, faker: Faker, tax: Taxonomy, count: number): ActivityRecord[] {
-  const jsf = createGeneratorSync({ seed: random.int(1, 2 ** 31 - 1), extensions: { faker } });
+  const numbers = activityNumbers(random, count);
   const suppliers = Array.from({ length: Math.max(5, Math.ceil(count / 20)) }, () => ({ uuid: random.uuid(), company_name: faker.company.name() }));
   const out: ActivityRecord[] = [];
   for (let i = 0; i < count; i++) {
@@ -108,10 +98,7 @@ export function generateActivities(random: Random, faker: Faker, tax: Taxonomy, 
       : [];
     const needs_voucher = random.chance(0.25);
     const refund = random.next();
-    const reviews = jsf.generate(ReviewsSchema) as ActivityRecord['reviews_aggregated_info'];
-    const reviewsNumber = Object.values(reviews).reduce((a, b) => a + b, 0);
-    const reviewsAvg = Math.round((Object.entries(reviews).reduce((a, [s, n]) => a + Number(s) * n, 0) / reviewsNumber) * 100) / 100;
-    const flags = { ...(jsf.generate(FlagsSchema) as Record<string, boolean>), sold_out: false, temporary: false };
+    const { flags, ...reviews } = numbers(i);
     const defaultHolder = options[0]!.holders[0]!;
     const child = options[0]!.holders.find((h) => h.code === 'child');
     const id = 200000 + i;
@@ -166,9 +153,7 @@ export function generateActivities(random: Random, faker: Faker, tax: Taxonomy, 
       service_fee: defaultHolder.service_fee,
       merchant_price: defaultHolder.merchant_price,
       child_retail_price: child ? child.retail_price : null,
-      reviews_aggregated_info: reviews,
-      reviews_avg: reviewsAvg,
-      reviews_number: reviewsNumber,
+      ...reviews,
       category_ids: kind.categories,
       city_id: city.id,
       destination_city_ids: random.chance(0.1) ? tax.cities.filter((c) => c.country_id === city.country_id && c.id !== city.id).slice(0, 1).map((c) => c.id) : [],
@@ -203,11 +188,14 @@ export function generateActivities(random: Random, faker: Faker, tax: Taxonomy, 
       },
     });
   }
-  // Bundles pair activities of the same city, chosen after all exist.
+  // Bundles pair ONLINE activities of the same city, chosen after all exist (grouped once: a scan
+  // per activity made 10,000 activities quadratic).
+  const online = new Map<number, ActivityRecord[]>();
+  for (const a of out) if (a.status === 'ONLINE') online.set(a.city_id, [...(online.get(a.city_id) ?? []), a]);
   for (const a of out) {
     if (!random.chance(0.15)) continue;
-    const mates = out.filter((b) => b !== a && b.city_id === a.city_id && b.status === 'ONLINE');
-    if (mates.length) a.bundle_uuids = random.sample(mates, random.int(1, 2)).map((b) => b.uuid);
+    const mates = (online.get(a.city_id) ?? []).filter((b) => b !== a);
+    if (mates.length) a.bundle_uuids = bundleOf(random, mates);
   }
   return out;
 }

@@ -53,9 +53,11 @@ export class Random {
 
   /** A version 4 UUID from this source. */
   uuid(): string {
-    const hex = Array.from({ length: 32 }, () => Math.floor(this.next() * 16).toString(16)).join('');
-    const variant = '89ab'[Math.floor(this.next() * 4)];
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+    // Four 32-bit draws instead of 33 single hex digits: a large catalog draws tens of thousands.
+    const word = () => Math.floor(this.next() * 4294967296).toString(16).padStart(8, '0');
+    const [a, b, c, d] = [word(), word(), word(), word()];
+    const variant = '89ab'[parseInt(c[0]!, 16) & 3];
+    return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-${variant}${c.slice(1, 4)}-${c.slice(4)}${d}`;
   }
 }
 

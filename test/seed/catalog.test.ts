@@ -10,6 +10,8 @@ const FIXTURES = 19;
 
 t.test('same seed, same bytes; another seed, other data', async (t) => {
   const [a, b, c] = await Promise.all([build(7), build(7), build(8)]);
+  const data = (x: typeof a) => JSON.stringify({ ...x, currencyByCode: null, activityByUuid: null, cityById: null, countryById: null, venueById: null, categoryById: null, flavourById: null });
+  t.equal(data(a), data(b), 'the whole catalog data, byte for byte');
   t.equal(JSON.stringify(a.activities), JSON.stringify(b.activities));
   t.not(JSON.stringify(a.activities), JSON.stringify(c.activities));
   t.same(a.activities.slice(0, FIXTURES), c.activities.slice(0, FIXTURES), 'fixtures do not depend on the seed');
@@ -48,7 +50,17 @@ t.test('generated activities are coherent', async (t) => {
     if (a.bundle_uuids.some((u) => !catalog.activityByUuid.has(u))) p('bundle');
   }
   t.same(problems.slice(0, 5), []);
-  t.ok(generated.some((a) => a.duration_range === null) && generated.some((a) => a.duration_range?.min === 'P0D'), 'duration_range cases');
+  const ranges = generated.map((a) => a.duration_range);
+  t.ok(ranges.some((r) => r === null), 'absent: validity instead');
+  t.ok(ranges.some((r) => r?.min && r.min === r.max && r.min !== 'P0D'), 'single period');
+  t.ok(ranges.some((r) => r?.min && r.max && r.min !== r.max && r.min !== 'P0D'), 'range');
+  t.ok(ranges.some((r) => r && !r.min) && ranges.some((r) => r && !r.max), 'one side unknown');
+  t.ok(ranges.some((r) => r?.min === 'P0D' && r.max === 'P0D') && ranges.some((r) => r?.min === 'P0D' && r.max !== 'P0D'), 'P0D on both or one side');
+  const online = generated.filter((a) => a.status === 'ONLINE').length;
+  t.ok(online > generated.length * 0.9 && online < generated.length, 'mostly ONLINE, a few others');
+  t.ok(generated.some((a) => a.needs_voucher) && generated.some((a) => !a.needs_voucher), 'needs_voucher mix');
+  t.ok(new Set(generated.map((a) => a.reviews_number)).size > 100, 'review counts vary past the json-schema-faker pool');
+  t.ok(generated.some((a) => a.bundle_uuids.length) && generated.some((a) => !a.bundle_uuids.length), 'with and without bundles');
   t.ok(generated.some((a) => a.booking.pickups.length) && generated.some((a) => a.booking.extra_customer_data.length) && generated.some((a) => a.booking.participant_fields.length));
 });
 
@@ -75,6 +87,23 @@ t.test('fixtures hold each edge case under its fixed uuid', async (t) => {
   t.equal(get('0f641d85-2046-11e7-9cc9-06a7e332783f').booking.refund_policies.length, 3);
   t.same(['10', '11', '12', '13'].map((n) => get(`a0000000-0000-4000-8000-0000000000${n}`).status), ['DRAFT', 'REVIEW', 'ARCHIVED', 'UNAVAILABLE']);
   t.equal(get('4e451a8a-2ee5-493f-aa12-a39f13d7253e').retail_price, 39, 'prices default from the default holder');
+});
+
+t.test('fixture activities are translated in full and coherent', async (t) => {
+  const c = await build(1, 0);
+  const problems: string[] = [];
+  for (const a of c.activities) {
+    const p = (why: string) => problems.push(`${a.uuid}: ${why}`);
+    t.same([...a.content_languages].sort(), ['de', 'en', 'es', 'fr', 'it'], `${a.uuid} in five languages`);
+    for (const field of ['title', 'about', 'meta_title', 'meta_description', 'highlights', 'included', 'not_included', 'info', 'meeting_point', 'operational_days'] as const) {
+      const langs = Object.keys(a[field]).sort().join();
+      if (langs !== [...a.content_languages].sort().join()) p(`${field} in ${langs}`);
+      if (JSON.stringify(a[field].it) === JSON.stringify(a[field].en) && JSON.stringify(a[field].en) !== '[]' && a[field].en !== '') p(`${field}: it equals en`);
+    }
+    if (!(a.original_retail_price >= a.retail_price && a.service_fee < a.retail_price && a.merchant_price < a.retail_price) && a.retail_price > 0) p('prices');
+    if (a.status === 'ONLINE' && (a.booking_type === 'CALENDAR-TIMESLOTS') !== a.booking.timeslots.length > 0) p('timeslots vs booking type');
+  }
+  t.same(problems, []);
 });
 
 t.test('--fixtures merges a directory over the built-in fixtures', async (t) => {
