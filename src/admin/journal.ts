@@ -22,6 +22,16 @@ declare module 'fastify' {
 const KEEP = 1000;
 
 /**
+ * Whether a URL belongs to the partner API. The control API and the docs never count, even with
+ * `--base-path /` where every URL starts with the base path; `/api/v3x` is not under `/api/v3`.
+ */
+export function isPartnerUrl(url: string, basePath: string): boolean {
+  if (url.startsWith('/__admin') || url.startsWith('/docs')) return false;
+  if (basePath === '/') return true;
+  return url.startsWith(basePath) && (url.length === basePath.length || '/?'.includes(url.charAt(basePath.length)));
+}
+
+/**
  * The request journal: every partner API request, newest first, per application. Kept in memory on
  * purpose: writing it through the store would make every request wait for a disk flush.
  */
@@ -29,7 +39,7 @@ async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
   const byApp = new Map<string, JournalEntry[]>();
   let seq = 0;
   app.addHook('onResponse', async (request, reply) => {
-    if (!request.url.startsWith(opts.basePath)) return;
+    if (!isPartnerUrl(request.url, opts.basePath)) return;
     const application = request.service?.application ?? null;
     const key = application ?? '';
     const list = byApp.get(key) ?? [];

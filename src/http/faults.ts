@@ -92,7 +92,7 @@ async function faultHookPlugin(app: FastifyInstance, opts: { basePath: string })
     const prefer = request.headers.prefer;
     if (app.faults.size === 0 && prefer === undefined) return;
     const path = (request.url.split('?')[0] ?? '').replace(/\/+$/, '') || '/';
-    const relative = path.startsWith(opts.basePath) ? path.slice(opts.basePath.length) || '/' : path;
+    const relative = opts.basePath !== '/' && path.startsWith(opts.basePath) ? path.slice(opts.basePath.length) || '/' : path;
     const fault = app.faults.take(request.method, [relative, path]);
     if (fault) {
       if (fault.delay_ms) await sleep(fault.delay_ms);
