@@ -47,6 +47,8 @@ async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
     // Trimmed in chunks: dropping one entry per request would shift the whole array every time.
     byApp.set(key, list.length > 2 * KEEP ? list.slice(-KEEP) : list);
   });
+  // POST /__admin/reset drops all mutable state: the journal of that application (or all) too.
+  app.store.onReset((application) => (application === null ? byApp.clear() : byApp.delete(application)));
   app.decorate('journal', {
     list(application, limit = 100) {
       const keep = (l: JournalEntry[]) => l.slice(-KEEP);
@@ -60,7 +62,7 @@ async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
   });
 }
 
-export const journal = fp(journalPlugin, { name: 'journal', fastify: '5.x' });
+export const journal = fp(journalPlugin, { name: 'journal', dependencies: ['store'], fastify: '5.x' });
 
 const Query = Type.Object({ application: Type.Optional(Type.String()), limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }) });
 

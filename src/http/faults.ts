@@ -59,6 +59,10 @@ function matches(pattern: string, path: string): boolean {
 async function faultsPlugin(app: FastifyInstance) {
   let armed: Fault[] = [];
   let next = 1;
+  // Faults belong to no application: only a reset of everything disarms them.
+  app.store.onReset((application) => {
+    if (application === null) armed = [];
+  });
   app.decorate('faults', {
     add(f) {
       const fault = { id: next++, ...f };
@@ -80,7 +84,7 @@ async function faultsPlugin(app: FastifyInstance) {
   } satisfies Faults);
 }
 
-export default fp(faultsPlugin, { name: 'faults', fastify: '5.x' });
+export default fp(faultsPlugin, { name: 'faults', dependencies: ['store'], fastify: '5.x' });
 
 /**
  * Applies armed faults and the Prefer header to the partner routes. Registered after the header

@@ -128,3 +128,17 @@ t.test('status moves: versions, application filter, body errors, final statuses'
   t.same(app.webhooks.list({ order_item_uuid: item }).map((d) => d.payload.order_item_status), ['OK', 'REFUND_STARTED', 'REFUNDED'], 'one webhook per move, none for the refused one');
   t.same(app.webhooks.list({ order_item_uuid: other.item }).map((d) => d.payload.order_item_status), ['OK'], 'the other application: only its payment move');
 });
+
+t.test('POST /__admin/reset clears the journal (per application) and, when it resets everything, the faults', async (t) => {
+  const app = await buildTestApp();
+  t.teardown(() => app.close());
+  for (const application of ['a', 'b']) await app.inject({ url: '/api/v3/currencies', headers: { 'x-service-application': application } });
+  await app.inject({ method: 'POST', url: '/__admin/faults', payload: { method: 'GET', path: '/currencies', status: 500, times: 9 } });
+  t.equal((await app.inject({ method: 'POST', url: '/__admin/reset', payload: { application: 'a' } })).statusCode, 200);
+  t.same((await app.inject({ url: '/__admin/requests' })).json().requests.map((r: { application: string }) => r.application), ['b']);
+  t.equal((await app.inject({ url: '/__admin/faults' })).json().faults.length, 1, 'a one-tenant reset leaves the faults');
+  t.equal((await app.inject({ method: 'POST', url: '/__admin/reset' })).statusCode, 200);
+  t.same((await app.inject({ url: '/__admin/requests' })).json().requests, []);
+  t.same((await app.inject({ url: '/__admin/faults' })).json().faults, []);
+  t.equal((await app.inject({ url: '/api/v3/currencies', headers: H })).statusCode, 200);
+});
