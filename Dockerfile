@@ -2,7 +2,8 @@
 # (it has no Docker engine); see README "Container".
 FROM node:20-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY package.json package-lock.json tsconfig.json ./
+COPY scripts ./scripts
 COPY src ./src
 COPY bin ./bin
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev
