@@ -3,6 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCatalog } from '../../src/seed/catalog.js';
+import { loadFixtures } from '../../src/seed/fixtures.js';
+import { builtinFixturesDir } from '../../src/paths.js';
 import { durationToMs, parseDuration } from '../../src/time/duration.js';
 
 const build = (seed = 1, catalogSize = 300, fixtures: string | null = null) => buildCatalog({ seed, catalogSize, fixtures });
@@ -104,6 +106,22 @@ t.test('fixture activities are translated in full and coherent', async (t) => {
     if (a.status === 'ONLINE' && (a.booking_type === 'CALENDAR-TIMESLOTS') !== a.booking.timeslots.length > 0) p('timeslots vs booking type');
   }
   t.same(problems, []);
+});
+
+t.test('the built-in fixtures pass the checks a user fixture directory gets', async (t) => {
+  // Start-up trusts the built-in files; this is where they are held to the same schemas.
+  const asUserFiles = loadFixtures(t.testdir(), join(builtinFixturesDir, 'catalog'));
+  t.equal(asUserFiles.activities.length, FIXTURES);
+  t.same(asUserFiles, loadFixtures(builtinFixturesDir, null));
+});
+
+t.test('clients.json and merchant-tags.json in a --fixtures directory are left to their own loaders', async (t) => {
+  const dir = t.testdir({
+    'clients.json': JSON.stringify({ clients: [{ client_id: 'ci', client_secret: 's', scopes: ['no-payment'], applications: '*' }] }),
+    'merchant-tags.json': JSON.stringify({ merchant_tags: {} }),
+  });
+  const c = await build(1, 0, dir);
+  t.equal(c.activities.length, FIXTURES);
 });
 
 t.test('--fixtures merges a directory over the built-in fixtures', async (t) => {
