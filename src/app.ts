@@ -11,7 +11,7 @@ import serviceHeaders from './http/service-headers.js';
 import faults, { faultHook } from './http/faults.js';
 import { lazyValidatorCompiler } from './http/validation.js';
 import { journal } from './admin/journal.js';
-import { documentHeaders } from './http/docs.js';
+import { documentHeaders, markDeprecatedRoutes } from './http/docs.js';
 import catalogRoutes from './catalog/index.js';
 import activityBodies from './catalog/activity-bodies.js';
 import bookingRoutes from './booking/index.js';
@@ -92,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       components: { securitySchemes: { Partner: { type: 'http', scheme: 'bearer' } } },
     },
     hideUntagged: true,
+    transform: documentHeaders(config.headerPrefix),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
@@ -101,7 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(voucherViewRoutes);
   await app.register(
     async (api) => {
-      api.addHook('onRoute', documentHeaders(config.headerPrefix));
+      api.addHook('onRoute', markDeprecatedRoutes);
       await api.register(serviceHeaders, {
         prefix: config.headerPrefix,
         currencies: catalog.currencies.map((c) => c.code),

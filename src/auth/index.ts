@@ -29,7 +29,7 @@ const BEARER = /^Bearer[ \t]+([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i;
 async function auth(app: FastifyInstance) {
   const clients = await loadClients(app.config.fixtures);
   app.decorate('clients', clients);
-  app.addHook('onRequest', async (request) => {
+  const authenticate = (request: FastifyRequest): void => {
     const header = request.headers.authorization;
     if (header === undefined || request.routeOptions.config.ignoreBearer) return;
     const m = BEARER.exec(header);
@@ -37,6 +37,15 @@ async function auth(app: FastifyInstance) {
     const partner = checkToken(app.store, app.clock.now(), request.service.application, m[1]);
     if (typeof partner === 'string') throw errors.invalidToken(partner);
     request.service.partner = partner;
+  };
+  // A callback hook: no promise per request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    try {
+      authenticate(request);
+    } catch (e) {
+      return done(e as Error);
+    }
+    done();
   });
   await app.register(loginRoutes, { clients });
 }

@@ -52,9 +52,13 @@ const NOT_PUBLISHED = new Set(['DRAFT', 'REVIEW']);
 
 /** Looks an activity up for the activity endpoints: 400 malformed, 404 1400 unknown, 403 unpublished. */
 export function findActivity(app: FastifyInstance, uuid: string): ActivityRecord {
-  if (!UUID.test(uuid)) throw errors.validation(`params "activityUuid" must be a UUID, got "${uuid}"`);
-  const a = app.catalog.activityByUuid.get(uuid.toLowerCase());
-  if (!a) throw errors.notFound(`Activity ${uuid} does not exist`);
+  // Catalog keys are lower-case UUIDs: a hit needs no pattern check.
+  let a = app.catalog.activityByUuid.get(uuid);
+  if (!a) {
+    if (!UUID.test(uuid)) throw errors.validation(`params "activityUuid" must be a UUID, got "${uuid}"`);
+    a = app.catalog.activityByUuid.get(uuid.toLowerCase());
+    if (!a) throw errors.notFound(`Activity ${uuid} does not exist`);
+  }
   if (NOT_PUBLISHED.has(a.status)) throw errors.activityNotAccessible(uuid, a.status);
   return a;
 }

@@ -26,12 +26,24 @@ declare module 'fastify' {
   }
 }
 
+const DAY = 86_400_000;
+
 async function activityBodiesPlugin(app: FastifyInstance) {
   const { catalog } = app;
   const cache = new BodyCache<string>();
   // Whole responses as bytes, so a hit costs no encoding at all.
   const responses = new BodyCache<Buffer>();
   const keyOf = (ctx: RenderContext, fellBack: boolean) => `${ctx.lang}|${fellBack ? 1 : 0}|${ctx.currency.code}|${ctx.authenticated ? 1 : 0}|${ctx.today}`;
+  // The server's day, formatted once per day rather than once per request.
+  let day = { start: 0, end: 0, today: '' };
+  const today = () => {
+    const t = app.clock.now().getTime();
+    if (t < day.start || t >= day.end) {
+      const start = t - (((t % DAY) + DAY) % DAY);
+      day = { start, end: start + DAY, today: new Date(start).toISOString().slice(0, 10) };
+    }
+    return day.today;
+  };
   const context = (request: FastifyRequest): RenderContext => {
     const s = request.service;
     const currency = catalog.currencyByCode.get(s.currency);
@@ -41,7 +53,7 @@ async function activityBodiesPlugin(app: FastifyInstance) {
       locale: s.locale.locale,
       currency,
       authenticated: s.partner !== null,
-      today: app.clock.now().toISOString().slice(0, 10),
+      today: today(),
     };
   };
   const render = (a: ActivityRecord, ctx: RenderContext, fellBack: boolean) =>

@@ -1,32 +1,36 @@
-import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
 
 async function markDeprecated(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
   reply.header('Deprecation', 'true');
   return payload;
 }
 
+/** A route documented as deprecated also says so on the wire (`Deprecation: true`), as the real API does. */
+export function markDeprecatedRoutes(route: RouteOptions): void {
+  if ((route.schema as { deprecated?: boolean } | undefined)?.deprecated !== true) return;
+  const existing = route.onSend ? (Array.isArray(route.onSend) ? route.onSend : [route.onSend]) : [];
+  route.onSend = [...existing, markDeprecated];
+}
+
 /**
- * Adds the common request headers to every partner route's schema so that Swagger UI shows them.
- * The service-headers hook runs before validation, so their errors keep the real API's codes.
+ * A @fastify/swagger transform that shows the common request headers on every documented (tagged)
+ * route. They live in the docs only, not in the route schemas: the service-headers hook applies
+ * their rules with the real API's codes, and validating them again on each request cost time for nothing.
  */
 export function documentHeaders(prefix: string) {
+  const p = prefix.toLowerCase();
   const headers = {
     type: 'object',
     properties: {
-      [`${prefix.toLowerCase()}application`]: { type: 'string', description: 'Partner application value; required on every request (400 code 2271 when missing)' },
-      [`${prefix.toLowerCase()}currency`]: { type: 'string', description: 'Currency code from /currencies; default USD or the market currency' },
-      [`${prefix.toLowerCase()}market`]: { type: 'string', description: 'Market code; default us; unknown gives 400 code -1' },
-      [`${prefix.toLowerCase()}version`]: { type: 'string', description: 'API version like 3.4.0; absent means latest (3.5.0)' },
+      [`${p}application`]: { type: 'string', description: 'Partner application value; required on every request (400 code 2271 when missing)' },
+      [`${p}currency`]: { type: 'string', description: 'Currency code from /currencies; default USD or the market currency' },
+      [`${p}market`]: { type: 'string', description: 'Market code; default us; unknown gives 400 code -1' },
+      [`${p}version`]: { type: 'string', description: 'API version like 3.4.0; absent means latest (3.5.0)' },
       'accept-language': { type: 'string', description: 'Content language, default en-US' },
     },
   };
-  return (route: RouteOptions) => {
-    const schema = (route.schema ??= {}) as Record<string, unknown>;
-    if (!schema.headers) schema.headers = headers;
-    // A route documented as deprecated also says so on the wire, as the real API does.
-    if (schema.deprecated === true) {
-      const existing = route.onSend ? (Array.isArray(route.onSend) ? route.onSend : [route.onSend]) : [];
-      route.onSend = [...existing, markDeprecated];
-    }
-  };
+  return ({ schema, url }: { schema: FastifySchema; url: string }) => ({
+    schema: schema && 'tags' in schema && !schema.headers ? { ...schema, headers } : schema,
+    url,
+  });
 }

@@ -92,21 +92,34 @@ export default fp(faultsPlugin, { name: 'faults', dependencies: ['store'], fasti
  */
 async function faultHookPlugin(app: FastifyInstance, opts: { basePath: string }) {
   const fail = (reply: FastifyReply, status: number, message: string) => reply.code(status).send(new ApiError(status, String(status), message).toJSON());
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    const prefer = request.headers.prefer;
-    if (app.faults.size === 0 && prefer === undefined) return;
+  /** Answers the request when an armed fault or its Prefer header says so; true when it did. */
+  const apply = async (request: FastifyRequest, reply: FastifyReply, prefer: string | string[] | undefined): Promise<boolean> => {
     const path = (request.url.split('?')[0] ?? '').replace(/\/+$/, '') || '/';
     const relative = opts.basePath !== '/' && path.startsWith(opts.basePath) ? path.slice(opts.basePath.length) || '/' : path;
     const fault = app.faults.take(request.method, [relative, path]);
     if (fault) {
       if (fault.delay_ms) await sleep(fault.delay_ms);
-      return fail(reply, fault.status, `Fault ${fault.id} (POST /__admin/faults): ${fault.method} ${fault.path} answers ${fault.status}`);
+      fail(reply, fault.status, `Fault ${fault.id} (POST /__admin/faults): ${fault.method} ${fault.path} answers ${fault.status}`);
+      return true;
     }
     if (typeof prefer === 'string' && prefer !== '') {
       const p = parsePrefer(prefer);
       if (p.delay) await sleep(p.delay);
-      if (p.code !== undefined) return fail(reply, p.code, `Prefer: code=${p.code} asked for this status`);
+      if (p.code !== undefined) {
+        fail(reply, p.code, `Prefer: code=${p.code} asked for this status`);
+        return true;
+      }
     }
+    return false;
+  };
+  // A callback hook that returns at once when nothing is armed and no Prefer header came: the
+  // common case costs no promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    const prefer = request.headers.prefer;
+    if (app.faults.size === 0 && prefer === undefined) return done();
+    apply(request, reply, prefer).then((answered) => {
+      if (!answered) done();
+    }, done);
   });
 }
 

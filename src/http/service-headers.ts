@@ -63,9 +63,8 @@ async function serviceHeaders(app: FastifyInstance, opts: ServiceHeadersOptions)
   };
   const currencies = new Set(opts.currencies);
 
-  app.decorateRequest('service', null as unknown as ServiceContext);
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    const h = request.headers;
+  /** The request's context, or throws the real API's error for the first header that breaks a rule. */
+  const resolve = (h: FastifyRequest['headers']): ServiceContext => {
     const application = single(h[names.application]);
     if (!application) throw errors.applicationRequired(display.application);
 
@@ -82,8 +81,7 @@ async function serviceHeaders(app: FastifyInstance, opts: ServiceHeadersOptions)
     if (versionHeader !== undefined && !VERSION_PATTERN.test(versionHeader)) {
       throw errors.invalidVersion(display.version, versionHeader);
     }
-
-    request.service = {
+    return {
       application,
       currency,
       market,
@@ -91,6 +89,17 @@ async function serviceHeaders(app: FastifyInstance, opts: ServiceHeadersOptions)
       locale: resolveLocale(single(h['accept-language'])),
       partner: null,
     };
+  };
+
+  app.decorateRequest('service', null as unknown as ServiceContext);
+  // A callback hook, not an async one: this runs on every partner request and a promise per hook shows.
+  app.addHook('onRequest', (request, _reply, done) => {
+    try {
+      request.service = resolve(request.headers);
+    } catch (e) {
+      return done(e as Error);
+    }
+    done();
   });
 }
 
