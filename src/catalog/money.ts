@@ -52,13 +52,19 @@ function isoFormat(c: Currency): Intl.NumberFormat {
   return f;
 }
 
+// Formatted amounts by locale, currency and value: Intl formatting was the largest cost of a cart
+// or order answer, and a shop shows the same few amounts over and over. Starts over when full.
+const formatted = new Map<string, [string, string]>();
+
 /** A Price in the request's currency and locale from an amount in the supplier's currency. */
 export function toPrice(amount: number, from: Currency, to: Currency, locale: string): Price {
   const value = convert(amount, from, to);
-  return {
-    currency: to.code,
-    value,
-    formatted_value: localFormat(locale, to).format(value),
-    formatted_iso_value: isoFormat(to).format(value).replace(/\s/g, ''),
-  };
+  const key = `${locale}|${to.code}|${value}`;
+  let f = formatted.get(key);
+  if (!f) {
+    if (formatted.size >= 100_000) formatted.clear();
+    f = [localFormat(locale, to).format(value), isoFormat(to).format(value).replace(/\s/g, '')];
+    formatted.set(key, f);
+  }
+  return { currency: to.code, value, formatted_value: f[0], formatted_iso_value: f[1] };
 }
