@@ -1,9 +1,9 @@
 // Complete bookings per second (cart, item, customer, order, payment) with 20 concurrent clients on a
 // file store that already holds 10,000 orders, and the p99 of each step.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, root, startProcess, stop } from './lib.js';
+import { freePort, httpClient, root, startProcess, stop } from './lib.js';
 import { preload } from './store.js';
 
 const APP = 'bench';
@@ -24,10 +24,10 @@ export async function run({ duration = 10, clients = 20 } = {}) {
   const base = `http://127.0.0.1:${port}/api/v3`;
   const { child } = await startProcess(join(root, 'dist/bin/mock-server.js'), ['--port', String(port), '--db', db, '--catalog-size', '20', '--log-level', 'warn'], `http://127.0.0.1:${port}/__admin/health`);
   const headers = { 'x-service-application': APP, 'content-type': 'application/json' };
+  const client = httpClient(base, headers, { connections: clients });
   const call = async (method, path, body) => {
-    const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    const { status, text } = await client.request(method, path, body);
+    if (status !== 200) throw new Error(`${method} ${path}: ${status} ${text}`);
     return JSON.parse(text);
   };
   try {
@@ -69,6 +69,8 @@ export async function run({ duration = 10, clients = 20 } = {}) {
       'p99 per step (ms)': Object.fromEntries(STEPS.map((s) => [s, p99(times[s])])),
     };
   } finally {
+    client.close();
     await stop(child);
+    rmSync(dir, { recursive: true, force: true });
   }
 }

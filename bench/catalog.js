@@ -1,6 +1,6 @@
 // Catalog reads against a bare Fastify server that sends the same bytes, in the same run, plus
 // start-up time and memory of the real CLI process.
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { APP_HEADER, freePort, load, root, rssMb, startProcess, stop } from './lib.js';
@@ -39,6 +39,7 @@ async function compare(mock, cases, duration) {
     }
   } finally {
     await stop(baseline.child);
+    rmSync(dir, { recursive: true, force: true });
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // Shared pieces of the benchmarks: start a server as a real child process, wait for it,
 // run autocannon for a bounded time, read resident memory. Everything listens on 127.0.0.1.
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -96,4 +97,27 @@ export function load(baseUrl, paths, { duration = 10, connections = 50, headers 
       },
     );
   });
+}
+
+/**
+ * A JSON client on node:http with keep-alive sockets, for benchmarks that script a flow. fetch()
+ * spent more CPU per request than the server did and became the limit of what was measured.
+ * Resolves with the status and the raw body text.
+ */
+export function httpClient(base, headers, { connections = 20 } = {}) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const request = (method, path, body) =>
+    new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const h = payload === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(payload) };
+      const req = http.request(base + path, { method, agent, headers: h }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode, text }));
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+  return { request, close: () => agent.destroy() };
 }

@@ -1,12 +1,17 @@
 // npm run bench: every benchmark, one after another, bounded in time; prints a table per section.
-// BENCH_DURATION (seconds per load run, default 10) shortens or lengthens every run.
+// BENCH_DURATION (seconds per load run, default 10) shortens or lengthens every run. Section names
+// as arguments run only those: `node bench/run.js booking webhooks`.
 import * as catalog from './catalog.js';
 import * as store from './store.js';
 import * as booking from './booking.js';
 import * as webhooks from './webhooks.js';
 
 const duration = Number(process.env.BENCH_DURATION ?? 10);
-const sections = { catalog, store, booking, webhooks };
+const all = { catalog, store, booking, webhooks };
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((w) => !(w in all));
+if (unknown.length) throw new Error(`unknown bench section ${unknown.join(', ')}; sections: ${Object.keys(all).join(', ')}`);
+const sections = wanted.length ? Object.fromEntries(wanted.map((w) => [w, all[w]])) : all;
 
 const fmt = (n, d = 0) => (typeof n === 'number' ? n.toFixed(d) : String(n));
 for (const [name, mod] of Object.entries(sections)) {
