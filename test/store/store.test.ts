@@ -220,3 +220,19 @@ t.test('rollback restores keys changed before their whole collection was replace
   await r.close();
   await s.close();
 });
+
+t.test('copyData: a deep copy of JSON data that keeps dictionaries and "__proto__" keys as data', async (t) => {
+  const { copyData } = await import('../../src/store/changes.js');
+  const dict = Object.assign(Object.create(null) as Record<string, unknown>, { a: { b: [1, { c: 'x' }] } });
+  const withProto = JSON.parse('{"__proto__": {"polluted": true}, "n": null}') as Record<string, unknown>;
+  const copy = copyData({ dict, withProto, list: [dict], s: 'str', n: 1, f: false });
+  t.same(copy, { dict, withProto, list: [dict], s: 'str', n: 1, f: false });
+  t.equal(Object.getPrototypeOf(copy.dict), null, 'a null-prototype dictionary stays one');
+  t.not(copy.dict, dict);
+  t.not((copy.dict.a as { b: unknown[] }).b, (dict.a as { b: unknown[] }).b, 'nested arrays are copied');
+  t.ok(Object.hasOwn(copy.withProto, '__proto__'), '"__proto__" is an own key of the copy');
+  t.equal(Object.getPrototypeOf(copy.withProto), Object.prototype, 'and not its prototype');
+  t.equal(({} as Record<string, unknown>).polluted, undefined);
+  ((copy.dict.a as { b: unknown[] }).b[1] as { c: string }).c = 'changed';
+  t.equal(((dict.a as { b: unknown[] }).b[1] as { c: string }).c, 'x', 'the original is untouched');
+});
