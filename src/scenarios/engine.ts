@@ -23,7 +23,19 @@ export type ScenarioAction =
   | { index: number; at: string; kind: 'receiver'; receiver: 'down' | 'up' };
 
 /** Every step with its instant: each `after` counts from the previous step. */
-export function timeline(run: Pick<ScenarioRun, 'scenario' | 'started_at'>): ScenarioAction[] {
+export function timeline(run: Pick<ScenarioRun, 'scenario' | 'started_at'>): readonly ScenarioAction[] {
+  // Asked for on every due check and every webhook attempt of the run's item: remembered per run
+  // object for as long as its steps and start stay the same.
+  const hit = timelines.get(run);
+  if (hit && hit.steps === run.scenario.steps && hit.started_at === run.started_at) return hit.actions;
+  const actions = computeTimeline(run);
+  timelines.set(run, { steps: run.scenario.steps, started_at: run.started_at, actions });
+  return actions;
+}
+
+const timelines = new WeakMap<object, { steps: unknown; started_at: string; actions: readonly ScenarioAction[] }>();
+
+function computeTimeline(run: Pick<ScenarioRun, 'scenario' | 'started_at'>): readonly ScenarioAction[] {
   let at = new Date(run.started_at);
   let status = run.scenario.from;
   return run.scenario.steps.map((step, index) => {

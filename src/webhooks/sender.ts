@@ -40,6 +40,8 @@ export class WebhookSender {
   timeoutMs: number;
   readonly #http = new http.Agent({ keepAlive: true, maxSockets: 256 });
   readonly #https = new https.Agent({ keepAlive: true, maxSockets: 256 });
+  /** Parsed targets: every delivery of an application goes to the same URL. */
+  readonly #targets = new Map<string, { url: URL; authorization: string | null }>();
 
   constructor(opts: SenderOptions = {}) {
     this.timeoutMs = opts.timeoutMs ?? 5000;
@@ -51,7 +53,13 @@ export class WebhookSender {
     let url: URL;
     let authorization: string | null;
     try {
-      ({ url, authorization } = splitCredentials(target));
+      let parsed = this.#targets.get(target);
+      if (!parsed) {
+        parsed = splitCredentials(target);
+        if (this.#targets.size >= 1000) this.#targets.clear();
+        this.#targets.set(target, parsed);
+      }
+      ({ url, authorization } = parsed);
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`unsupported protocol ${url.protocol}`);
     } catch (e) {
       return Promise.resolve({ error: `bad URL: ${(e as Error).message}`, duration_ms: 0, delivered: false });
