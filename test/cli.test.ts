@@ -1,10 +1,10 @@
 // The CLI as a real process: what `npx mock-server` runs, built the way `npm ci` builds it (prepare).
 import t from 'tap';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../src/paths.js';
+import { tempDir } from './tmp.js';
 
 const bin = join(packageRoot, 'dist/bin/mock-server.js');
 
@@ -54,7 +54,7 @@ t.test('--version and --help', async (t) => {
 });
 
 t.test('user mistakes exit 2 with one line', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'cli-'));
+  const dir = tempDir(t, 'cli-');
   const badConfig = join(dir, 'bad.json');
   writeFileSync(badConfig, '{"port": "eighty"}');
   for (const args of [['--bogus'], ['--port', 'x'], ['--config', badConfig], ['replay', 'x.yaml'], ['--fixtures', join(dir, 'nope')]]) {

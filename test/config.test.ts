@@ -1,10 +1,10 @@
 import t from 'tap';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, defaults, loadConfig, usage } from '../src/config.js';
+import { tempDir } from './tmp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'config-'));
+const dir = tempDir(t, 'config-');
 const file = (name: string, body: string) => {
   const p = join(dir, name);
   writeFileSync(p, body);

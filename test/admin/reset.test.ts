@@ -1,10 +1,9 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildTestApp } from '../helper.js';
 import { createStore } from '../../src/store/index.js';
+import { tempDir } from '../tmp.js';
 
 const login = async (app: FastifyInstance, application: string) => {
   const res = await app.inject({
@@ -17,7 +16,7 @@ const valid = async (app: FastifyInstance, application: string, token: string) =
   (await app.inject({ url: '/api/v3/currencies', headers: { 'x-service-application': application, authorization: `Bearer ${token}` } })).statusCode === 200;
 
 t.test('reset of one application leaves the others; reset of all drops everything, durably', async (t) => {
-  const file = join(mkdtempSync(join(tmpdir(), 'reset-')), 'state.json');
+  const file = join(tempDir(t, 'reset-'), 'state.json');
   const app = await buildTestApp({ store: await createStore(file) });
   const a = await login(app, 'app-a');
   const b = await login(app, 'app-b');

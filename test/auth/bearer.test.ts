@@ -4,6 +4,7 @@ import { buildTestApp, testCatalog, H } from '../helper.js';
 import { fixedClock } from '../../src/clock.js';
 import type { Catalog } from '../../src/seed/catalog.js';
 import type { ActivityRecord } from '../../src/seed/types.js';
+import { tempDir } from '../tmp.js';
 
 const LOGIN = '/api/v3/login';
 const TAGGED = '5a002d99-781b-479b-9a9d-9efadfd34ec2';
@@ -125,10 +126,9 @@ t.test('requireScope', async (t) => {
 });
 
 t.test('merchant-tags.json from a fixture directory is validated at start', async (t) => {
-  const { mkdtempSync, writeFileSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
+  const { writeFileSync } = await import('node:fs');
   const { join } = await import('node:path');
-  const dir = mkdtempSync(join(tmpdir(), 'tags-'));
+  const dir = tempDir(t, 'tags-');
   const file = join(dir, 'merchant-tags.json');
   const bad: Array<[unknown, RegExp]> = [
     [{}, /"merchant_tags" must be an object/],

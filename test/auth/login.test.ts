@@ -1,11 +1,11 @@
 import t from 'tap';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildTestApp, H, APP } from '../helper.js';
 import { createStore } from '../../src/store/index.js';
 import { hashToken } from '../../src/auth/tokens.js';
 import { FixtureError } from '../../src/auth/index.js';
+import { tempDir } from '../tmp.js';
 
 const SANDBOX = { client_id: 'sandbox-client', client_secret: 'sandbox-secret', grant_type: 'client_credentials' };
 const LOGIN = '/api/v3/login';
@@ -77,7 +77,7 @@ t.test('every login error is a 4xx {code, message}', async (t) => {
 });
 
 t.test('tokens survive a restart on a file store', async (t) => {
-  const file = join(mkdtempSync(join(tmpdir(), 'auth-')), 'state.json');
+  const file = join(tempDir(t, 'auth-'), 'state.json');
   const first = await buildTestApp({ store: await createStore(file) });
   const token = (await first.inject({ method: 'POST', url: LOGIN, headers: H, payload: SANDBOX })).json().access_token;
   await first.close();
@@ -90,7 +90,7 @@ t.test('tokens survive a restart on a file store', async (t) => {
 });
 
 t.test('clients.json from a fixture directory is validated at start', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'fixtures-'));
+  const dir = tempDir(t, 'fixtures-');
   const file = join(dir, 'clients.json');
   const bad: Array<[unknown, RegExp]> = [
     [{}, /"clients" must be an array/],

@@ -1,6 +1,4 @@
 import t from 'tap';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
@@ -8,6 +6,7 @@ import { fixedClock } from '../../src/clock.js';
 import { defaults } from '../../src/config.js';
 import { createStore } from '../../src/store/index.js';
 import { buildTestApp, testCatalog } from '../helper.js';
+import { tempDir } from '../tmp.js';
 
 const INSTANT = '4e451a8a-2ee5-493f-aa12-a39f13d7253e';
 const CONFIRM = '0f5821c5-2046-11e7-9cc9-06a7e332783f';
@@ -159,7 +158,7 @@ t.test('refusals: products, quantities, dates, empty carts, locked carts, versio
 });
 
 t.test('two applications never see each other; a restart on a file store keeps the flow', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'booking-'));
+  const dir = tempDir(t, 'booking-');
   const file = join(dir, 'state.json');
   const catalog = await testCatalog();
   const start = async () => buildApp({ config: { ...defaults, db: file }, clock: fixedClock(), catalog, store: await createStore(file) });

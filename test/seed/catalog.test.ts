@@ -1,11 +1,12 @@
 import t from 'tap';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCatalog } from '../../src/seed/catalog.js';
 import { loadFixtures } from '../../src/seed/fixtures.js';
 import { builtinFixturesDir } from '../../src/paths.js';
 import { durationToMs, parseDuration } from '../../src/time/duration.js';
+import { tempDir } from '../tmp.js';
 
 const build = (seed = 1, catalogSize = 300, fixtures: string | null = null) => buildCatalog({ seed, catalogSize, fixtures });
 const FIXTURES = 19;
@@ -125,7 +126,7 @@ t.test('clients.json and merchant-tags.json in a --fixtures directory are left t
 });
 
 t.test('--fixtures merges a directory over the built-in fixtures', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'fixtures-'));
+  const dir = tempDir(t, 'fixtures-');
   writeFileSync(join(dir, 'mine.json'), JSON.stringify({
     cities: [{ id: 99, code: 'turin', slug: 'turin', name: { en: 'Turin', it: 'Torino' }, country_id: 1, latitude: 45.07, longitude: 7.68, time_zone: 'Europe/Rome', top: false, weight: 1, content: { en: '' }, headline: { en: '' }, meta_title: { en: '' }, meta_description: { en: '' }, cover_image_url: '', url: '' }],
     activities: [
@@ -153,7 +154,7 @@ t.test('a bad fixture file fails naming file and field', async (t) => {
     ['currency.json', JSON.stringify({ activities: [{ uuid: 'e0000000-0000-4000-8000-000000000002', id: 5, title: { en: 'x' }, city_id: 1, supplier_currency: 'XXX' }] }), /supplier_currency XXX/],
   ];
   for (const [name, body, re] of cases) {
-    const dir = mkdtempSync(join(tmpdir(), 'badfix-'));
+    const dir = tempDir(t, 'badfix-');
     writeFileSync(join(dir, name), body);
     await t.rejects(build(1, 0, dir), { name: 'FixtureError', userFacing: true, message: re }, name);
   }

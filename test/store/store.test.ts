@@ -1,14 +1,13 @@
 import t from 'tap';
-import { mkdtempSync, readFileSync, writeFileSync, existsSync, copyFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, existsSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createStore, StoreError } from '../../src/store/index.js';
+import { tempDir } from '../tmp.js';
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'store-test-'));
 const token = (clientId: string) => ({ clientId, scopes: [], issuedAt: '2026-01-15T10:00:00Z', expiresAt: '2026-01-15T11:00:00Z' });
 
 t.test('a file store creates its directories and reads back what was written after a restart', async (t) => {
-  const file = join(tmp(), 'nested', 'dir', 'state.json');
+  const file = join(tempDir(t), 'nested', 'dir', 'state.json');
   const a = await createStore(file);
   await a.update('app-a', (tn) => {
     tn.tokens.t1 = token('c1');
@@ -38,7 +37,7 @@ t.test('a file store creates its directories and reads back what was written aft
 });
 
 t.test('concurrent updates all land and share flushes', async (t) => {
-  const file = join(tmp(), 'state.json');
+  const file = join(tempDir(t), 'state.json');
   const s = await createStore(file);
   const n = 500;
   const results = await Promise.all(
@@ -67,7 +66,7 @@ t.test('concurrent updates all land and share flushes', async (t) => {
 });
 
 t.test('a throwing update leaves no partial state and writes nothing', async (t) => {
-  const s = await createStore(join(tmp(), 'state.json'));
+  const s = await createStore(join(tempDir(t), 'state.json'));
   await s.update('a', (tn) => void (tn.orders.o1 = { uuid: 'o1', n: 1 }));
   const flushes = s.stats.flushes;
   await t.rejects(
@@ -91,7 +90,7 @@ t.test('a throwing update leaves no partial state and writes nothing', async (t)
 });
 
 t.test('reset drops one tenant or all, durably', async (t) => {
-  const file = join(tmp(), 'state.json');
+  const file = join(tempDir(t), 'state.json');
   const s = await createStore(file);
   await s.update('a', (tn) => void (tn.tokens.t = token('a')));
   await s.update('b', (tn) => void (tn.tokens.t = token('b')));
@@ -111,7 +110,7 @@ t.test('reset drops one tenant or all, durably', async (t) => {
 });
 
 t.test('keys such as __proto__ are plain keys', async (t) => {
-  const file = join(tmp(), 'state.json');
+  const file = join(tempDir(t), 'state.json');
   const s = await createStore(file);
   await s.update('__proto__', (tn) => void (tn.carts.__proto__ = { uuid: 'x' }));
   t.equal(({} as Record<string, unknown>).carts, undefined, 'Object.prototype is untouched');
@@ -124,7 +123,7 @@ t.test('keys such as __proto__ are plain keys', async (t) => {
 });
 
 t.test('a corrupt state file stops the start and is left untouched', async (t) => {
-  const dir = tmp();
+  const dir = tempDir(t);
   const file = join(dir, 'state.json');
   for (const bad of ['{"version":1,"tenants":', '[]', '{"version":99,"tenants":{}}', '{"version":1,"tenants":{"a":{"tokens":[]}}}', '']) {
     writeFileSync(file, bad);
@@ -138,7 +137,7 @@ t.test('a corrupt state file stops the start and is left untouched', async (t) =
 });
 
 t.test('a corrupt log line stops the start; a torn last line (crash mid-write) is dropped', async (t) => {
-  const file = join(tmp(), 'state.json');
+  const file = join(tempDir(t), 'state.json');
   const s = await createStore(file);
   await s.update('a', (tn) => void (tn.tokens.ok = token('a')));
   const wal = readFileSync(`${file}.wal`, 'utf8');
@@ -158,7 +157,7 @@ t.test('a corrupt log line stops the start; a torn last line (crash mid-write) i
 });
 
 t.test('compaction folds the log into the state file; replaying a log twice is harmless', async (t) => {
-  const file = join(tmp(), 'state.json');
+  const file = join(tempDir(t), 'state.json');
   const s = await createStore(file, { compactBytes: 1 });
   const before = JSON.parse(readFileSync(file, 'utf8')).tenants;
   t.same(before, {}, 'opening writes an empty state file');
@@ -195,7 +194,7 @@ t.test('memory store', async (t) => {
 });
 
 t.test('rollback restores keys changed before their whole collection was replaced', async (t) => {
-  const file = join(tmp(), 'state.json');
+  const file = join(tempDir(t), 'state.json');
   const s = await createStore(file);
   await s.update('a', (tn) => void (tn.orders.o1 = { uuid: 'o1', n: 1 }));
   await t.rejects(
