@@ -10,6 +10,7 @@ import { installErrorHandling } from './http/error-handler.js';
 import serviceHeaders from './http/service-headers.js';
 import faults, { faultHook } from './http/faults.js';
 import { lazyValidatorCompiler } from './http/validation.js';
+import { requestLogging } from './http/request-logging.js';
 import { journal } from './admin/journal.js';
 import { documentHeaders, markDeprecatedRoutes } from './http/docs.js';
 import catalogRoutes from './catalog/index.js';
@@ -53,6 +54,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     bodyLimit: 1024 * 1024,
+    ...requestLogging(typeof deps.logger === 'object' && deps.logger !== null ? (deps.logger as { level?: string }).level : undefined),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('config', config);

@@ -25,11 +25,13 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: numbe
 }
 
 /** Starts the server on port 0 and resolves with its API URL once the banner shows it. */
-function start(args: string[]): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
+function start(args: string[]): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null>; stderr: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, '--port', '0', '--db', 'memory', '--catalog-size', '5', '--log-level', 'warn', ...args]);
     const exited = new Promise<number | null>((r) => child.on('exit', r));
     let out = '';
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
     const timer = setTimeout(() => reject(new Error(`no banner: ${out}`)), 20000);
     child.stdout.on('data', (d) => {
       out += d;
@@ -37,7 +39,7 @@ function start(args: string[]): Promise<{ child: ChildProcess; url: string; exit
       if (m) {
         clearTimeout(timer);
         t.not(m[2], '0', 'the banner shows the real port');
-        resolve({ child, url: m[1] as string, exited });
+        resolve({ child, url: m[1] as string, exited, stderr: () => err });
       }
     });
     child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
@@ -66,7 +68,7 @@ t.test('user mistakes exit 2 with one line', async (t) => {
 
 t.test('serves over HTTP and stops cleanly on SIGTERM and SIGINT', async (t) => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    const { child, url, exited } = await start([]);
+    const { child, url, exited, stderr } = await start([]);
     const origin = url.replace('/api/v3', '');
     const health = await fetch(`${origin}/__admin/health`);
     t.equal(health.status, 200);
@@ -83,6 +85,7 @@ t.test('serves over HTTP and stops cleanly on SIGTERM and SIGINT', async (t) => 
     t.equal(await exited, 0, `${signal}: exit 0`);
     // The in-flight request's keep-alive connection must not hold the process up (it did, for 72 s).
     t.ok(Date.now() - signalledAt < 5000, `${signal}: exits within seconds, took ${Date.now() - signalledAt} ms`);
+    t.equal(stderr(), '', `${signal}: nothing on stderr (no warnings, no deprecation notices)`);
   }
 });
 
