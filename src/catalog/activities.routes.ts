@@ -78,7 +78,7 @@ export default async function activitiesRoutes(app: FastifyInstance) {
         response: { 200: ActivitySearchResultSchema },
       },
     },
-    async (request, reply) => {
+    (request, reply) => {
       // The answer depends only on the URL, the request context and the immutable catalog.
       const body = bodies.response(request, () => {
         const q = request.query;
@@ -130,7 +130,7 @@ export default async function activitiesRoutes(app: FastifyInstance) {
         const body = `{"meta":{"count":${found.length}},"data":${bodies.list(page, request)}${facetPart}}`;
         return body;
       });
-      return reply.type('application/json; charset=utf-8').send(body);
+      reply.type('application/json; charset=utf-8').send(body);
     },
   );
 
@@ -144,10 +144,11 @@ export default async function activitiesRoutes(app: FastifyInstance) {
         response: { 200: ActivitySchema },
       },
     },
-    async (request, reply) => {
+    // Synchronous, and nothing returned: an async handler (or a returned reply) costs a promise and
+    // a turn of the microtask queue on the hottest route.
+    (request, reply) => {
       const a = findActivity(app, request.params.activityUuid);
-      const body = bodies.response(request, () => bodies.one(a, request));
-      return reply.type('application/json; charset=utf-8').send(body);
+      reply.type('application/json; charset=utf-8').send(bodies.response(request, () => bodies.one(a, request)));
     },
   );
 }

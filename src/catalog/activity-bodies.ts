@@ -72,7 +72,9 @@ async function activityBodiesPlugin(app: FastifyInstance) {
       return `[${list.map((a) => render(a, ctx, fellBack)).join(',')}]`;
     },
     response(request, build, variant = '') {
-      const key = `${request.url}|${keyOf(context(request), request.service.locale.fellBack)}|${variant}`;
+      // The same parts as keyOf(context(request)), without building the context on a hit.
+      const s = request.service;
+      const key = `${request.url}|${s.locale.language}|${s.locale.fellBack ? 1 : 0}|${s.currency}|${s.partner !== null ? 1 : 0}|${today()}|${variant}`;
       return responses.get(key, () => Buffer.from(build()));
     },
   } satisfies ActivityBodies);
