@@ -58,7 +58,7 @@ async function compare(mock, cases, duration) {
 export async function run({ duration = 10 } = {}) {
   const results = {};
   const mock = await startMock(200);
-  results.startup_default = { startup_ms: mock.startupMs };
+  results.startup_default = { startup_ms: mock.startupMs, rss_mb_at_start: rssMb(mock.child.pid) };
   try {
     const list = JSON.parse(await body(`${mock.base}/api/v3/activities?limit=100`));
     const uuidPaths = list.data.map((a) => `/api/v3/activities/${a.uuid}`);
@@ -69,7 +69,7 @@ export async function run({ duration = 10 } = {}) {
       ['search: two filters and a sort', [SEARCH]],
       ['GET /activities/{uuid}/dates/{day}', [`/api/v3/activities/5a002d99-781b-479b-9a9d-9efadfd34ec2/dates/${day}`]],
     ], duration));
-    results.startup_default.rss_mb = rssMb(mock.child.pid);
+    results.startup_default.rss_mb_after_load = rssMb(mock.child.pid);
   } finally {
     await stop(mock.child);
   }
