@@ -154,7 +154,7 @@ export default async function datesRoutes(app: FastifyInstance) {
   app.get<{ Params: Static<typeof DayParams>; Querystring: Static<typeof DayQuery> }>(
     '/activities/:activityUuid/dates/:day',
     { schema: { tags, summary: 'Options, timeslots and products of one day', params: DayParams, querystring: DayQuery, response: { 200: ScheduleSchema } } },
-    async (request, reply) => {
+    (request, reply) => {
       const a = findActivity(app, request.params.activityUuid);
       const { day } = request.params;
       if (!isDay(day)) throw errors.validation(`params "day" is not a date: ${day}`);
@@ -167,11 +167,13 @@ export default async function datesRoutes(app: FastifyInstance) {
       if (q.tickets_number !== undefined && availability < q.tickets_number) {
         throw errors.noSchedule(`Fewer than ${q.tickets_number} tickets left on ${day}`);
       }
-      const products = productsOn(a, day, app.clock.now());
-      if (products.length === 0) throw errors.noSchedule(`No schedule for activity ${a.uuid} on ${day} after the cutoff time`);
+      const now = app.clock.now();
+      const open = a.booking.options.reduce((n, o) => n + openSlots(a, o, day, now).length * o.holders.length, 0);
+      if (open === 0) throw errors.noSchedule(`No schedule for activity ${a.uuid} on ${day} after the cutoff time`);
       // Within a day, slots only close as the clock passes their cutoff: the number of open products
-      // tells which schedule this is, so the body can be built once per such state.
+      // tells which schedule this is, so the body (and its product ids) is built once per such state.
       const body = app.activityBodies.response(request, () => {
+        const products = productsOn(a, day, now);
         const ctx = app.activityBodies.context(request);
         const lang = ctx.lang;
         const names = new Map(app.catalog.languages.map((l) => [l.code, l]));
@@ -215,8 +217,8 @@ export default async function datesRoutes(app: FastifyInstance) {
           }];
         });
         return JSON.stringify([{ groups }]);
-      }, String(products.length));
-      return reply.type('application/json; charset=utf-8').send(body);
+      }, String(open));
+      reply.type('application/json; charset=utf-8').send(body);
     },
   );
 }

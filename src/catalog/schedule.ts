@@ -1,5 +1,5 @@
 import type { ActivityRecord, HolderRecord, OptionRecord } from '../seed/types.js';
-import { addDuration, parseDuration } from '../time/duration.js';
+import { addDuration, parseDuration, type Duration } from '../time/duration.js';
 import { addDays } from './activity.render.js';
 
 /**
@@ -38,10 +38,23 @@ export function slotTimes(a: ActivityRecord, option: OptionRecord): string[] {
   return option.type === 'TIME-BASED' && a.booking.timeslots.length > 0 ? a.booking.timeslots : [''];
 }
 
-/** The earliest instant still bookable: now plus the activity's cutoff time. */
+// Parsed cutoff times (a handful of distinct values; parsing showed in the dates endpoint's profile).
+const cutoffs = new Map<string, Duration | null>();
+
+/** The earliest instant still bookable: now plus the activity's cutoff time (none if unreadable). */
 export function bookableFrom(a: ActivityRecord, now: Date): Date {
+  let cutoff = cutoffs.get(a.cutoff_time);
+  if (cutoff === undefined) {
+    try {
+      cutoff = parseDuration(a.cutoff_time);
+    } catch {
+      cutoff = null;
+    }
+    if (cutoffs.size < 1000) cutoffs.set(a.cutoff_time, cutoff);
+  }
+  if (!cutoff) return now;
   try {
-    return addDuration(now, parseDuration(a.cutoff_time));
+    return addDuration(now, cutoff);
   } catch {
     return now;
   }
@@ -96,9 +109,16 @@ export function findProduct(a: ActivityRecord, ref: ProductRef): { option: Optio
   return { option, holder };
 }
 
+const days = new Map<string, boolean>();
+
 /** A real calendar day in YYYY-MM-DD (2026-02-31 is not). */
 export function isDay(s: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
-  const d = new Date(`${s}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+  let ok = days.get(s);
+  if (ok === undefined) {
+    const d = new Date(`${s}T00:00:00Z`);
+    ok = /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+    if (days.size >= 10_000) days.clear();
+    days.set(s, ok);
+  }
+  return ok;
 }
