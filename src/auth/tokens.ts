@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Partner } from '../http/service-headers.js';
 import type { Store, TokenRecord } from '../store/index.js';
 import type { Client } from './clients.js';
+import { Memo } from '../memo.js';
 
 /** Seconds a token lives, as the spec gives for most tokens. */
 export const TOKEN_LIFETIME_S = 3600;
@@ -18,17 +19,11 @@ export function newToken(): string {
 
 // Digests of recently seen tokens: a client sends the same token on every request, and hashing it
 // each time was a tenth of the CPU of a booking. Starts over when full.
-const digests = new Map<string, string>();
+const digests = new Memo<string>(10_000);
 
 /** The state file keys tokens by this digest, so a copy of the file holds no usable token. */
 export function hashToken(token: string): string {
-  let digest = digests.get(token);
-  if (digest === undefined) {
-    if (digests.size >= 10_000) digests.clear();
-    digest = createHash('sha256').update(token).digest('hex');
-    digests.set(token, digest);
-  }
-  return digest;
+  return digests.get(token, () => createHash('sha256').update(token).digest('hex'));
 }
 
 /** Expired tokens stay this long (answering "expired", which helps more than "invalid"), then go. */

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { errors } from '../http/errors.js';
+import { Memo } from '../memo.js';
 
 // One validator for the JSON Schemas the cart hands out, so what the schema says is what is checked.
 const ajv = new Ajv({ allErrors: true, strict: false });
@@ -15,17 +16,11 @@ function describe(e: ErrorObject): string {
 }
 
 // Compiling costs milliseconds and schemas repeat (same activities, same quantities): keep them.
-const compiled = new Map<string, ValidateFunction>();
+const compiled = new Memo<ValidateFunction>(1000);
 
 /** Validates a value against a form schema; 400 naming every failing field. */
 export function validateForm(schema: object, value: unknown, what: string): void {
-  const key = JSON.stringify(schema);
-  let validate = compiled.get(key);
-  if (!validate) {
-    if (compiled.size >= 1000) compiled.clear();
-    validate = ajv.compile(schema);
-    compiled.set(key, validate);
-  }
+  const validate = compiled.get(JSON.stringify(schema), () => ajv.compile(schema));
   if (validate(value)) return;
   const messages = [...new Set((validate.errors ?? []).map(describe))];
   throw errors.validation(`${what}: ${messages.join('; ')}`);

@@ -1,4 +1,5 @@
 import type { Currency } from '../seed/catalog.js';
+import { Memo } from '../memo.js';
 
 /** The API's Price object. */
 export interface Price {
@@ -54,17 +55,11 @@ function isoFormat(c: Currency): Intl.NumberFormat {
 
 // Formatted amounts by locale, currency and value: Intl formatting was the largest cost of a cart
 // or order answer, and a shop shows the same few amounts over and over. Starts over when full.
-const formatted = new Map<string, [string, string]>();
+const formatted = new Memo<[string, string]>(100_000);
 
 /** A Price in the request's currency and locale from an amount in the supplier's currency. */
 export function toPrice(amount: number, from: Currency, to: Currency, locale: string): Price {
   const value = convert(amount, from, to);
-  const key = `${locale}|${to.code}|${value}`;
-  let f = formatted.get(key);
-  if (!f) {
-    if (formatted.size >= 100_000) formatted.clear();
-    f = [localFormat(locale, to).format(value), isoFormat(to).format(value).replace(/\s/g, '')];
-    formatted.set(key, f);
-  }
+  const f = formatted.get(`${locale}|${to.code}|${value}`, () => [localFormat(locale, to).format(value), isoFormat(to).format(value).replace(/\s/g, '')]);
   return { currency: to.code, value, formatted_value: f[0], formatted_iso_value: f[1] };
 }

@@ -1,6 +1,7 @@
 import type { ActivityRecord, HolderRecord, OptionRecord } from '../seed/types.js';
 import { addDuration, parseDuration, type Duration } from '../time/duration.js';
 import { addDays } from './activity.render.js';
+import { Memo } from '../memo.js';
 
 /**
  * Schedules derived from an activity's booking rules: which days are offered, what a day's slots
@@ -39,19 +40,17 @@ export function slotTimes(a: ActivityRecord, option: OptionRecord): string[] {
 }
 
 // Parsed cutoff times (a handful of distinct values; parsing showed in the dates endpoint's profile).
-const cutoffs = new Map<string, Duration | null>();
+const cutoffs = new Memo<Duration | null>(1000);
 
 /** The earliest instant still bookable: now plus the activity's cutoff time (none if unreadable). */
 export function bookableFrom(a: ActivityRecord, now: Date): Date {
-  let cutoff = cutoffs.get(a.cutoff_time);
-  if (cutoff === undefined) {
+  const cutoff = cutoffs.get(a.cutoff_time, () => {
     try {
-      cutoff = parseDuration(a.cutoff_time);
+      return parseDuration(a.cutoff_time);
     } catch {
-      cutoff = null;
+      return null;
     }
-    if (cutoffs.size < 1000) cutoffs.set(a.cutoff_time, cutoff);
-  }
+  });
   if (!cutoff) return now;
   try {
     return addDuration(now, cutoff);
@@ -109,16 +108,12 @@ export function findProduct(a: ActivityRecord, ref: ProductRef): { option: Optio
   return { option, holder };
 }
 
-const days = new Map<string, boolean>();
+const days = new Memo<boolean>(10_000);
 
 /** A real calendar day in YYYY-MM-DD (2026-02-31 is not). */
 export function isDay(s: string): boolean {
-  let ok = days.get(s);
-  if (ok === undefined) {
+  return days.get(s, () => {
     const d = new Date(`${s}T00:00:00Z`);
-    ok = /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-    if (days.size >= 10_000) days.clear();
-    days.set(s, ok);
-  }
-  return ok;
+    return /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+  });
 }

@@ -1,3 +1,5 @@
+import { Memo } from '../memo.js';
+
 /** Locales the mock serves content in; anything else falls back to the default (English). */
 export const SUPPORTED_LOCALES = ['en-US', 'en-GB', 'it-IT', 'de-DE', 'fr-FR', 'es-ES'] as const;
 export const DEFAULT_LOCALE = 'en-US';
@@ -15,7 +17,7 @@ const byLanguage = new Map<string, string>();
 for (const l of SUPPORTED_LOCALES) if (!byLanguage.has(l.slice(0, 2))) byLanguage.set(l.slice(0, 2), l);
 const exact = new Map<string, string>(SUPPORTED_LOCALES.map((l) => [l.toLowerCase(), l]));
 
-const cache = new Map<string, ResolvedLocale>();
+const cache = new Memo<ResolvedLocale>(1000);
 
 /**
  * Resolves an Accept-Language value ("it-IT,it;q=0.9,en;q=0.5", "de", "*") to a supported locale:
@@ -23,11 +25,7 @@ const cache = new Map<string, ResolvedLocale>();
  */
 export function resolveLocale(header: string | undefined): ResolvedLocale {
   const key = header ?? '';
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const result = compute(key);
-  if (cache.size < 1000) cache.set(key, result);
-  return result;
+  return cache.get(key, () => compute(key));
 }
 
 function compute(header: string): ResolvedLocale {

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
+import { Memo } from '../memo.js';
 
 /** One attempt's outcome, as the delivery log records it. */
 export interface AttemptResult {
@@ -41,7 +42,7 @@ export class WebhookSender {
   readonly #http = new http.Agent({ keepAlive: true, maxSockets: 256 });
   readonly #https = new https.Agent({ keepAlive: true, maxSockets: 256 });
   /** Parsed targets: every delivery of an application goes to the same URL. */
-  readonly #targets = new Map<string, { url: URL; authorization: string | null }>();
+  readonly #targets = new Memo<{ url: URL; authorization: string | null }>(1000);
 
   constructor(opts: SenderOptions = {}) {
     this.timeoutMs = opts.timeoutMs ?? 5000;
@@ -53,13 +54,7 @@ export class WebhookSender {
     let url: URL;
     let authorization: string | null;
     try {
-      let parsed = this.#targets.get(target);
-      if (!parsed) {
-        parsed = splitCredentials(target);
-        if (this.#targets.size >= 1000) this.#targets.clear();
-        this.#targets.set(target, parsed);
-      }
-      ({ url, authorization } = parsed);
+      ({ url, authorization } = this.#targets.get(target, () => splitCredentials(target)));
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`unsupported protocol ${url.protocol}`);
     } catch (e) {
       return Promise.resolve({ error: `bad URL: ${(e as Error).message}`, duration_ms: 0, delivered: false });
