@@ -1,5 +1,5 @@
 // Catalog reads against a bare Fastify server that sends the same bytes, in the same run, plus
-// start-up time and memory of the real CLI process. Each case: 1 s warm-up per server, then mock,
+// start-up time and memory of the real CLI process. Each case: 3 s warm-up per server, then mock,
 // baseline, mock, baseline for half the duration each; rps is the mean, p99 the worse half.
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,10 +35,11 @@ async function compare(mock, cases, duration) {
   try {
     const base = `http://127.0.0.1:${port}`;
     for (const [name, paths] of cases) {
-      // A short warm-up each, then two alternating halves: on this shared 2-core machine the speed
-      // drifts over a run, and a fixed order (mock first) would hand the drift to one side.
-      await load(mock.base, paths, { duration: 1 });
-      await load(base, paths, { duration: 1 });
+      // A warm-up each (the JIT is still optimizing the mock's handlers after one second: its ratio
+      // kept rising over the first runs), then two alternating halves: on this shared 2-core machine
+      // the speed drifts over a run, and a fixed order (mock first) would hand the drift to one side.
+      await load(mock.base, paths, { duration: 3 });
+      await load(base, paths, { duration: 3 });
       const m = [], b = [];
       for (let round = 0; round < 2; round++) {
         m.push(await load(mock.base, paths, { duration: duration / 2 }));
