@@ -33,7 +33,9 @@ async function activityBodiesPlugin(app: FastifyInstance) {
   const cache = new BodyCache<string>();
   // Whole responses as bytes, so a hit costs no encoding at all.
   const responses = new BodyCache<Buffer>();
-  const keyOf = (ctx: RenderContext, fellBack: boolean) => `${ctx.lang}|${fellBack ? 1 : 0}|${ctx.currency.code}|${ctx.authenticated ? 1 : 0}|${ctx.today}`;
+  // Everything a rendered body depends on besides the resource itself.
+  const keyOf = (lang: string, fellBack: boolean, currency: string, authenticated: boolean, today: string) =>
+    `${lang}|${fellBack ? 1 : 0}|${currency}|${authenticated ? 1 : 0}|${today}`;
   // The server's day, formatted once per day rather than once per request.
   let day = { start: 0, end: 0, today: '' };
   const today = () => {
@@ -57,7 +59,7 @@ async function activityBodiesPlugin(app: FastifyInstance) {
     };
   };
   const render = (a: ActivityRecord, ctx: RenderContext, fellBack: boolean) =>
-    cache.get(`${a.uuid}|${keyOf(ctx, fellBack)}`, () => {
+    cache.get(`${a.uuid}|${keyOf(ctx.lang, fellBack, ctx.currency.code, ctx.authenticated, ctx.today)}`, () => {
       const rendered = renderActivity(a, catalog, ctx);
       // A language the catalog lacks is served in English and marked untranslated.
       if (fellBack) rendered.translated = false;
@@ -72,9 +74,9 @@ async function activityBodiesPlugin(app: FastifyInstance) {
       return `[${list.map((a) => render(a, ctx, fellBack)).join(',')}]`;
     },
     response(request, build, variant = '') {
-      // The same parts as keyOf(context(request)), without building the context on a hit.
+      // From the request's service context directly: no render context is built on a hit.
       const s = request.service;
-      const key = `${request.url}|${s.locale.language}|${s.locale.fellBack ? 1 : 0}|${s.currency}|${s.partner !== null ? 1 : 0}|${today()}|${variant}`;
+      const key = `${request.url}|${keyOf(s.locale.language, s.locale.fellBack, s.currency, s.partner !== null, today())}|${variant}`;
       return responses.get(key, () => Buffer.from(build()));
     },
   } satisfies ActivityBodies);
