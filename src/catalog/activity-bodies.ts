@@ -18,6 +18,8 @@ export interface ActivityBodies {
    * names anything else the answer depends on.
    */
   response(request: FastifyRequest, build: () => string, variant?: string): Buffer;
+  /** The server clock's day (YYYY-MM-DD, UTC), worked out once per day. */
+  today(): string;
 }
 
 declare module 'fastify' {
@@ -79,6 +81,7 @@ async function activityBodiesPlugin(app: FastifyInstance) {
       const key = `${request.url}|${keyOf(s.locale.language, s.locale.fellBack, s.currency, s.partner !== null, today())}|${variant}`;
       return responses.get(key, () => Buffer.from(build()));
     },
+    today,
   } satisfies ActivityBodies);
 }
 

@@ -6,7 +6,7 @@ import { findActivity } from './activities.routes.js';
 import { addDays, type RenderContext } from './activity.render.js';
 import { toPrice } from './money.js';
 import { listParam } from './search.js';
-import { dayState, isDay, openSlots, productsOn } from './schedule.js';
+import { dayState, isDay, openProductCount, openSlots, productsOn } from './schedule.js';
 import { PriceSchema } from './taxonomy.schemas.js';
 import { tr } from './text.js';
 
@@ -107,7 +107,7 @@ function checkPickup(a: ActivityRecord, pickupUuid: string | undefined, unknown:
 
 export default async function datesRoutes(app: FastifyInstance) {
   const tags = ['dates'];
-  const today = () => app.clock.now().toISOString().slice(0, 10);
+  const today = app.activityBodies.today;
 
   app.get<{ Params: Static<typeof Params>; Querystring: Static<typeof DatesQuery> }>(
     '/activities/:activityUuid/dates',
@@ -168,7 +168,7 @@ export default async function datesRoutes(app: FastifyInstance) {
         throw errors.noSchedule(`Fewer than ${q.tickets_number} tickets left on ${day}`);
       }
       const now = app.clock.now();
-      const open = a.booking.options.reduce((n, o) => n + openSlots(a, o, day, now).length * o.holders.length, 0);
+      const open = openProductCount(a, day, now);
       if (open === 0) throw errors.noSchedule(`No schedule for activity ${a.uuid} on ${day} after the cutoff time`);
       // Within a day, slots only close as the clock passes their cutoff: the number of open products
       // tells which schedule this is, so the body (and its product ids) is built once per such state.

@@ -99,6 +99,11 @@ export function productsOn(a: ActivityRecord, day: string, now: Date): SlotProdu
   return out;
 }
 
+/** How many products productsOn() would list, without encoding their ids. */
+export function openProductCount(a: ActivityRecord, day: string, now: Date): number {
+  return a.booking.options.reduce((n, o) => n + openSlots(a, o, day, now).length * o.holders.length, 0);
+}
+
 /** Looks a product id up against the catalog rules; null when no such product is offered that day. */
 export function findProduct(a: ActivityRecord, ref: ProductRef): { option: OptionRecord; holder: HolderRecord } | null {
   const option = a.booking.options.find((o) => o.feature_code === ref.featureCode);

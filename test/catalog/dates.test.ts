@@ -1,7 +1,7 @@
 import t from 'tap';
-import { decodeProductId, encodeProductId } from '../../src/catalog/schedule.js';
+import { decodeProductId, encodeProductId, openProductCount, productsOn } from '../../src/catalog/schedule.js';
 import { fixedClock } from '../../src/clock.js';
-import { buildTestApp, H } from '../helper.js';
+import { buildTestApp, H, testCatalog } from '../helper.js';
 import { activity, catalogOf } from './records.js';
 
 // The fixed clock stands at 2026-01-15T10:00:00Z, a Thursday.
@@ -26,6 +26,24 @@ t.test('product ids round-trip and reject garbage', async (t) => {
   t.same(decodeProductId(encodeProductId(ref)), ref);
   t.equal(decodeProductId('123'), null);
   t.equal(decodeProductId(Buffer.from('a|b').toString('base64url').padEnd(20, 'A')), null);
+});
+
+t.test('openProductCount counts what productsOn lists, across cutoffs', async (t) => {
+  const catalog = await testCatalog();
+  let compared = 0;
+  let closedByCutoff = 0;
+  for (const a of catalog.activities) {
+    for (const at of ['2026-01-15T08:00:00Z', '2026-01-15T14:30:00Z', '2026-01-15T23:00:00Z']) {
+      for (const day of ['2026-01-15', '2026-01-16']) {
+        const listed = productsOn(a, day, new Date(at)).length;
+        if (openProductCount(a, day, new Date(at)) !== listed) t.fail(`${a.uuid} ${day} at ${at}`);
+        compared++;
+        if (listed === 0 && productsOn(a, day, new Date('2026-01-01T00:00:00Z')).length > 0) closedByCutoff++;
+      }
+    }
+  }
+  t.ok(compared > 100, `${compared} comparisons`);
+  t.ok(closedByCutoff > 0, 'some of them are days whose slots the cutoff has closed');
 });
 
 t.test('dates endpoints', async (t) => {
