@@ -5,7 +5,7 @@ import { serializePayload, type OrderItemSnapshot } from './payload.js';
 import { signatureHeaders } from './signer.js';
 import { WebhookSender, type AttemptResult } from './sender.js';
 import { WebhookTargets, type WebhookTarget } from './targets.js';
-import { afterAttempt, compareDeliveries, DEFAULT_RETRY_SCHEDULE, listDeliveries, recordDelivery, retryDelays, type Delivery, type DeliveryFilter } from './delivery.js';
+import { afterAttempt, compareDeliveries, DEFAULT_RETRY_SCHEDULE, listDeliveries, recordDelivery, retryDelays, type Delivery, type DeliveryAttempt, type DeliveryFilter } from './delivery.js';
 
 export type { WebhookTarget } from './targets.js';
 
@@ -29,6 +29,14 @@ export interface DispatcherOptions {
 /** Asked before each attempt: a reason makes it a failed attempt without a request (scenario "receiver down"). */
 export type ReceiverGate = (delivery: Delivery, now: Date) => string | null;
 
+/** An attempt that ended, waiting for #save() to record it (attempt null: it threw, nothing to record). */
+interface Finished {
+  d: Delivery;
+  generation: string;
+  attempt: DeliveryAttempt | null;
+  delivered: boolean;
+}
+
 const itemKey = (d: Delivery) => `${d.application}\u0000${d.order_item_uuid}`;
 
 /**
@@ -50,6 +58,8 @@ export class WebhookDispatcher {
   readonly #appGeneration = new Map<string, number>();
   #timer: NodeJS.Timeout | null = null;
   #tickQueued = false;
+  #finished: Finished[] = [];
+  #saveQueued = false;
   #closed = false;
   #gate: ReceiverGate | null = null;
   #idleWaiters: Array<() => void> = [];
@@ -174,6 +184,8 @@ export class WebhookDispatcher {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#unsubscribe();
+    // Attempts that already ended are recorded; those cut off by closing the sockets are not (they run again after a restart).
+    this.#save();
     this.sender.close();
     await Promise.allSettled([...this.#inFlight.values()]);
     for (const w of this.#idleWaiters.splice(0)) w();
@@ -206,21 +218,51 @@ export class WebhookDispatcher {
     const at = this.opts.clock.now();
     const run = this.#send(d, at)
       .then((result) => {
-        if (this.#closed || generation !== this.#gen(d.application) || !this.get(d.id)) return;
+        if (this.#closed) return;
         const attempt = { at: at.toISOString(), ...(result.status_code !== undefined ? { status_code: result.status_code } : { error: result.error ?? 'unknown error' }), duration_ms: result.duration_ms };
-        this.opts.store
-          .update(d.application, (t) => {
-            const next = afterAttempt(t.deliveries[d.id] as unknown as Delivery, attempt, result.delivered, this.#delays);
-            t.deliveries[d.id] = next as unknown as Tenant['deliveries'][string];
-          })
-          .catch((err: unknown) => this.opts.logger?.warn({ err, delivery: d.id }, 'webhook delivery state not saved'));
+        this.#finished.push({ d, generation, attempt, delivered: result.delivered });
       })
-      .catch((err: unknown) => this.opts.logger?.warn({ err, delivery: d.id }, 'webhook attempt failed unexpectedly'))
-      .finally(() => {
-        this.#inFlight.delete(d.id);
-        this.#queueTick();
-      });
+      .catch((err: unknown) => {
+        this.opts.logger?.warn({ err, delivery: d.id }, 'webhook attempt failed unexpectedly');
+        this.#finished.push({ d, generation, attempt: null, delivered: false });
+      })
+      .finally(() => this.#queueSave());
     this.#inFlight.set(d.id, run);
+  }
+
+  /**
+   * Records every attempt that ended since the last save in one store write per application (a
+   * burst of answers costs one write, not one each), then frees their items for their next attempt.
+   * An attempt stays in flight until its outcome is in the state, so tick() never starts it twice.
+   */
+  #save(): void {
+    this.#saveQueued = false;
+    const done = this.#finished.splice(0);
+    const byApp = new Map<string, Finished[]>();
+    for (const f of done) {
+      if (!f.attempt || f.generation !== this.#gen(f.d.application) || !this.get(f.d.id)) continue;
+      const list = byApp.get(f.d.application) ?? [];
+      list.push(f);
+      byApp.set(f.d.application, list);
+    }
+    for (const [application, list] of byApp) {
+      this.opts.store
+        .update(application, (t) => {
+          for (const { d, attempt, delivered } of list) {
+            const next = afterAttempt(t.deliveries[d.id] as unknown as Delivery, attempt as DeliveryAttempt, delivered, this.#delays);
+            t.deliveries[d.id] = next as unknown as Tenant['deliveries'][string];
+          }
+        })
+        .catch((err: unknown) => this.opts.logger?.warn({ err, deliveries: list.map((f) => f.d.id) }, 'webhook delivery state not saved'));
+    }
+    for (const { d } of done) this.#inFlight.delete(d.id);
+    this.#queueTick();
+  }
+
+  #queueSave(): void {
+    if (this.#saveQueued) return;
+    this.#saveQueued = true;
+    setImmediate(() => this.#save());
   }
 
   async #send(d: Delivery, now: Date): Promise<AttemptResult> {

@@ -60,11 +60,10 @@ export class WebhookSender {
       return Promise.resolve({ error: `bad URL: ${(e as Error).message}`, duration_ms: 0, delivered: false });
     }
     const secure = url.protocol === 'https:';
-    const payload = Buffer.from(body, 'utf8');
     const all: Record<string, string | number> = {
       ...headers,
       'content-type': 'application/json',
-      'content-length': payload.length,
+      'content-length': Buffer.byteLength(body, 'utf8'),
       'user-agent': 'mock-server-webhooks',
     };
     if (authorization) all.authorization = authorization;
@@ -98,7 +97,8 @@ export class WebhookSender {
         req.destroy();
       }, this.timeoutMs);
       req.on('error', (e: NodeJS.ErrnoException) => finish({ error: e.code ? `${e.code}: ${e.message}` : e.message }));
-      req.end(payload);
+      // A string body (not a Buffer) goes out in the same socket write as the headers.
+      req.end(body, 'utf8');
     });
   }
 

@@ -292,3 +292,51 @@ t.test('closing during an attempt ends it at once and leaves the delivery pendin
   d.tick();
   t.equal(rx.received.length, 1, 'a closed dispatcher sends nothing');
 });
+
+t.test('answers that arrive together are saved in one store write, each delivery with its own attempt', async (t) => {
+  // The receiver holds every answer until all 20 requests are in, then answers them at once.
+  const held: http.ServerResponse[] = [];
+  const server = http.createServer((req, res) => {
+    req.resume();
+    held.push(res);
+    if (held.length === 20) for (const r of held) r.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const store = await createStore('memory');
+  const d = new WebhookDispatcher({ store, clock: fixedClock(T0), headerPrefix: 'X-Service-', defaultTarget: { url, secret: null } });
+  t.teardown(async () => {
+    await d.close();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  d.start();
+  const all = await Promise.all(Array.from({ length: 20 }, (_, i) => d.enqueue(APP, snapshot({ item: { uuid: `item-${i}` } }))));
+  const before = store.stats.writes;
+  await d.idle();
+  t.ok(store.stats.writes - before < 10, `20 answers, ${store.stats.writes - before} writes`);
+  t.ok(all.every((x) => d.get(x!.id)!.state === 'delivered' && d.get(x!.id)!.attempts.length === 1));
+});
+
+t.test('closing saves the attempts whose answers already arrived', async (t) => {
+  const rx = await startReceiver(() => 200);
+  t.teardown(() => rx.close());
+  const store = await createStore('memory');
+  const d = new WebhookDispatcher({ store, clock: fixedClock(T0), headerPrefix: 'X-Service-', defaultTarget: { url: rx.url, secret: null } });
+  let answered!: () => void;
+  const answer = new Promise<void>((resolve) => (answered = resolve));
+  const send = d.sender.send.bind(d.sender);
+  d.sender.send = async (...args) => {
+    const result = await send(...args);
+    answered();
+    return result;
+  };
+  d.start();
+  const { id } = (await d.enqueue(APP, snapshot()))!;
+  await answer;
+  // A tick queued now runs after the dispatcher's promise callbacks and before its next save.
+  await new Promise((r) => process.nextTick(r));
+  t.equal(d.get(id)!.attempts.length, 0, 'answered, not saved yet');
+  await d.close();
+  t.match(d.get(id), { state: 'delivered', next_attempt_at: null, attempts: [{ at: T0, status_code: 200 }] });
+});
