@@ -30,6 +30,22 @@ async function setup(t: Test, answer: (r: Received, i: number) => Answer, opts: 
   return { rx, clock, store, d, advance };
 }
 
+/** A dispatcher sending to a bare server whose handler decides when to answer (a fixed clock, no secret). */
+async function withServer(t: Test, handler: http.RequestListener) {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const store = await createStore('memory');
+  const d = new WebhookDispatcher({ store, clock: fixedClock(T0), headerPrefix: 'X-Service-', defaultTarget: { url, secret: null } });
+  t.teardown(async () => {
+    await d.close();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  d.start();
+  return { store, d };
+}
+
 t.test('500, 201, no answer, then 200: four attempts on the schedule, following the server clock', async (t) => {
   const answers: Answer[] = [500, 201, 'hang', 200];
   const { rx, d, advance } = await setup(t, (_r, i) => answers[i] ?? 200);
@@ -252,7 +268,7 @@ t.test('with a real clock, a timer fires the retry when it is due', async (t) =>
 t.test('different items are sent at the same time', async (t) => {
   let open = 0;
   let most = 0;
-  const server = http.createServer((req, res) => {
+  const { d } = await withServer(t, (req, res) => {
     open++;
     most = Math.max(most, open);
     req.resume();
@@ -261,16 +277,6 @@ t.test('different items are sent at the same time', async (t) => {
       res.end();
     }, 100);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  const store = await createStore('memory');
-  const d = new WebhookDispatcher({ store, clock: fixedClock(T0), headerPrefix: 'X-Service-', defaultTarget: { url, secret: null } });
-  t.teardown(async () => {
-    await d.close();
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
-  d.start();
   const all = await Promise.all([1, 2, 3, 4, 5].map((i) => d.enqueue(APP, snapshot({ item: { uuid: `item-${i}` } }))));
   await d.idle();
   t.equal(most, 5, 'five requests open at once');
@@ -296,21 +302,11 @@ t.test('closing during an attempt ends it at once and leaves the delivery pendin
 t.test('answers that arrive together are saved in one store write, each delivery with its own attempt', async (t) => {
   // The receiver holds every answer until all 20 requests are in, then answers them at once.
   const held: http.ServerResponse[] = [];
-  const server = http.createServer((req, res) => {
+  const { store, d } = await withServer(t, (req, res) => {
     req.resume();
     held.push(res);
     if (held.length === 20) for (const r of held) r.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  const store = await createStore('memory');
-  const d = new WebhookDispatcher({ store, clock: fixedClock(T0), headerPrefix: 'X-Service-', defaultTarget: { url, secret: null } });
-  t.teardown(async () => {
-    await d.close();
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
-  d.start();
   const all = await Promise.all(Array.from({ length: 20 }, (_, i) => d.enqueue(APP, snapshot({ item: { uuid: `item-${i}` } }))));
   const before = store.stats.writes;
   await d.idle();
