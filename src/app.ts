@@ -18,6 +18,7 @@ import activityBodies from './catalog/activity-bodies.js';
 import bookingRoutes from './booking/index.js';
 import { voucherViewRoutes } from './booking/vouchers.routes.js';
 import scenarioRunner from './booking/scenario-runner.js';
+import orderItems from './booking/order-items.js';
 import adminRoutes from './admin/index.js';
 import storePlugin, { createStore, type Store } from './store/index.js';
 import authRoutes from './auth/index.js';
@@ -78,6 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     json(request, body as string, done);
   });
   await app.register(storePlugin, { store: deps.store ?? (await createStore('memory')) });
+  await app.register(orderItems);
   await app.register(scenariosPlugin);
   await app.register(webhooksPlugin, deps.webhooks ?? {});
   await app.register(scenarioRunner);

@@ -26,18 +26,16 @@ export default async function orderAdminRoutes(app: FastifyInstance) {
     async (request) => {
       const { status } = request.body;
       if (!isOrderItemStatus(status)) throw errors.validation(`body "status" must be one of ${ORDER_ITEM_STATUSES.join(', ')}`);
-      for (const application of apps(request.query.application)) {
-        const order = ordersOf(application).find((o) => o.items.some((x) => x.uuid === request.params.uuid));
-        if (!order) continue;
-        const [item, delivery] = await app.store.update(application, (t) => {
-          const o = t.orders[order.uuid] as unknown as Order;
-          const x = o.items.find((i) => i.uuid === request.params.uuid)!;
-          return [x, moveItem(app, t, application, o, x, status)] as const;
-        });
-        sendAll(app, [delivery]);
-        return { application, order_uuid: order.uuid, uuid: item.uuid, status: item.status, version: item.version, updated_at: item.updated_at };
-      }
-      throw errors.notFound(`Order item ${request.params.uuid} does not exist`);
+      const found = app.orderItems.find(request.params.uuid, request.query.application);
+      if (!found) throw errors.notFound(`Order item ${request.params.uuid} does not exist`);
+      const { application, order } = found;
+      const [item, delivery] = await app.store.update(application, (t) => {
+        const o = t.orders[order.uuid] as unknown as Order;
+        const x = o.items.find((i) => i.uuid === request.params.uuid)!;
+        return [x, moveItem(app, t, application, o, x, status)] as const;
+      });
+      sendAll(app, [delivery]);
+      return { application, order_uuid: order.uuid, uuid: item.uuid, status: item.status, version: item.version, updated_at: item.updated_at };
     },
   );
 }

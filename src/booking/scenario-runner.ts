@@ -117,6 +117,14 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
 
 export default fp(scenarioRunnerPlugin, { name: 'scenario-runner', dependencies: ['store', 'webhooks', 'scenarios'], fastify: '5.x' });
 
+function orderAnywhere(app: FastifyInstance, uuid: string): { application: string; order: Order } | null {
+  for (const application of app.store.applications()) {
+    const order = app.store.tenant(application).orders[uuid] as unknown as Order | undefined;
+    if (order) return { application, order };
+  }
+  return null;
+}
+
 /** POST /__admin/scenarios/{name}/run body {order_item_uuid} or {order_uuid}: runs a scenario now. */
 export async function scenarioRunRoutes(app: FastifyInstance) {
   app.post<{ Params: { name: string }; Body: { order_item_uuid?: string; order_uuid?: string } | undefined }>('/scenarios/:name/run', async (request) => {
@@ -124,21 +132,18 @@ export async function scenarioRunRoutes(app: FastifyInstance) {
     if (!scenario) throw errors.notFound(`Scenario ${request.params.name} does not exist (GET /__admin/scenarios)`);
     const { order_item_uuid, order_uuid } = request.body ?? {};
     if (!order_item_uuid && !order_uuid) throw errors.validation('body needs "order_item_uuid" or "order_uuid"');
-    for (const application of app.store.applications()) {
-      for (const record of Object.values(app.store.tenant(application).orders)) {
-        const order = record as unknown as Order;
-        const items = order.items.filter((x) => x.uuid === order_item_uuid || order.uuid === order_uuid);
-        if (!items.length) continue;
-        const wrong = items.find((x) => x.status !== scenario.from);
-        if (wrong) throw new ApiError(409, '0', `Scenario ${scenario.name} starts from ${scenario.from}; order item ${wrong.uuid} is ${wrong.status}`);
-        const runs = await app.store.update(application, (t) => {
-          const o = t.orders[order.uuid] as unknown as Order;
-          return items.map((x) => app.scenarioRunner.start(t, application, o, x, scenario));
-        });
-        await app.scenarioRunner.tick();
-        return { runs: runs.map((r) => ({ scenario: r.scenario.name, application, order_uuid: r.order_uuid, order_item_uuid: r.order_item_uuid, started_at: r.started_at })) };
-      }
-    }
-    throw errors.notFound(`Order item ${order_item_uuid ?? order_uuid} does not exist`);
+    // An item names one item (it wins when both are given); an order names all of its items.
+    const found = order_item_uuid ? app.orderItems.find(order_item_uuid) : orderAnywhere(app, order_uuid!);
+    if (!found) throw errors.notFound(order_item_uuid ? `Order item ${order_item_uuid} does not exist` : `Order ${order_uuid} does not exist`);
+    const { application, order } = found;
+    const items = order_item_uuid ? order.items.filter((x) => x.uuid === order_item_uuid) : order.items;
+    const wrong = items.find((x) => x.status !== scenario.from);
+    if (wrong) throw new ApiError(409, '0', `Scenario ${scenario.name} starts from ${scenario.from}; order item ${wrong.uuid} is ${wrong.status}`);
+    const runs = await app.store.update(application, (t) => {
+      const o = t.orders[order.uuid] as unknown as Order;
+      return items.map((x) => app.scenarioRunner.start(t, application, o, x, scenario));
+    });
+    await app.scenarioRunner.tick();
+    return { runs: runs.map((r) => ({ scenario: r.scenario.name, application, order_uuid: r.order_uuid, order_item_uuid: r.order_item_uuid, started_at: r.started_at })) };
   });
 }

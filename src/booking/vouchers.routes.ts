@@ -88,16 +88,11 @@ export default async function vouchersRoutes(app: FastifyInstance) {
 /** GET /voucher/view/{itemUuid}: the PDF behind an item's voucher URL, no headers needed. */
 export async function voucherViewRoutes(app: FastifyInstance) {
   app.get<{ Params: { itemUuid: string } }>('/voucher/view/:itemUuid', async (request, reply) => {
-    for (const application of app.store.applications()) {
-      for (const record of Object.values(app.store.tenant(application).orders)) {
-        const order = record as unknown as Order;
-        const item = order.items.find((x) => x.uuid === request.params.itemUuid);
-        if (!item) continue;
-        if (item.status !== 'OK') throw errors.voucherNotReady(`Order item ${item.uuid} is ${item.status}: vouchers exist only for OK items`);
-        const { body, headers } = pdf(await voucherPdf([content(app, order, item, 'en')]), order.identifier);
-        return reply.headers(headers).send(body);
-      }
-    }
-    throw errors.notFound(`Voucher ${request.params.itemUuid} does not exist`);
+    const found = app.orderItems.find(request.params.itemUuid);
+    if (!found) throw errors.notFound(`Voucher ${request.params.itemUuid} does not exist`);
+    const { order, item } = found;
+    if (item.status !== 'OK') throw errors.voucherNotReady(`Order item ${item.uuid} is ${item.status}: vouchers exist only for OK items`);
+    const { body, headers } = pdf(await voucherPdf([content(app, order, item, 'en')]), order.identifier);
+    return reply.headers(headers).send(body);
   });
 }

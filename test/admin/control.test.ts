@@ -76,11 +76,15 @@ t.test('orders listing and item status moves', async (t) => {
     (await app.inject({ method, url: `/api/v3${url}`, headers, ...(payload === undefined ? {} : { payload: payload as object }) })).json();
   headers.authorization = `Bearer ${(await call('POST', '/login', { client_id: 'sandbox-client', client_secret: 'sandbox-secret', grant_type: 'client_credentials' })).access_token}`;
   const [s] = await call('GET', `/activities/${CONFIRM}/dates/2026-01-20`);
-  const cart = await call('POST', '/carts');
-  await call('POST', `/carts/${cart.uuid}/items`, [{ product_identifier: s.groups[0].slots[0].products[0].product_id, quantity: 1, language: 'en' }]);
-  await call('PUT', `/carts/${cart.uuid}/customer`, LEAD);
-  const order = await call('POST', '/orders', { cart_uuid: cart.uuid });
-  await call('POST', '/payments/no/payment', { uuid: order.uuid });
+  const book = async () => {
+    const cart = await call('POST', '/carts');
+    await call('POST', `/carts/${cart.uuid}/items`, [{ product_identifier: s.groups[0].slots[0].products[0].product_id, quantity: 1, language: 'en' }]);
+    await call('PUT', `/carts/${cart.uuid}/customer`, LEAD);
+    const order = await call('POST', '/orders', { cart_uuid: cart.uuid });
+    await call('POST', '/payments/no/payment', { uuid: order.uuid });
+    return order;
+  };
+  const order = await book();
   const item = order.items[0].uuid;
 
   const listed = (await app.inject({ url: '/__admin/orders?application=shop' })).json().orders;
@@ -96,4 +100,7 @@ t.test('orders listing and item status moves', async (t) => {
   t.equal((await move('MAYBE')).statusCode, 400);
   t.equal((await move('OK', 'nope')).statusCode, 404);
   t.match((await call('GET', `/orders/${order.uuid}`)).items[0], { status: 'OK', version: 2 });
+  const later = await book();
+  t.match((await move('KO', later.items[0].uuid)).json(), { uuid: later.items[0].uuid, status: 'KO', application: 'shop' }, 'an order booked after the first move is found too');
+  t.equal((await app.inject({ method: 'POST', url: `/__admin/order-items/${item}/status?application=other`, payload: { status: 'REFUND_STARTED' } })).statusCode, 404, 'not in another application');
 });
