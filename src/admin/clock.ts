@@ -14,6 +14,20 @@ const ClockBodySchema = Type.Object(
 /** A date-time with a date, a time and a zone: "tomorrow" or a bare date would be guessed at. */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
+/**
+ * Where the clock may go: dates past year 9999 have no four-digit ISO 8601 form (webhook and API
+ * date-times would break), and a jump past the largest Date left the clock NaN for every later call.
+ */
+const EARLIEST = Date.UTC(1970, 0, 1);
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+function target(at: number, field: string, asked: string): number {
+  if (Number.isNaN(at) || at < EARLIEST || at > LATEST) {
+    throw errors.validation(`body "${field}": ${asked} would put the clock outside 1970-01-01T00:00:00Z..9999-12-31T23:59:59Z`);
+  }
+  return at;
+}
+
 /** POST /__admin/clock: moves the server clock that token expiry, delays and retries follow. */
 export default async function clockRoutes(app: FastifyInstance) {
   app.post<{ Body: Static<typeof ClockBodySchema> }>(
@@ -25,20 +39,21 @@ export default async function clockRoutes(app: FastifyInstance) {
         throw errors.validation('body needs exactly one of "advance" (ISO 8601 duration) or "set" (date-time)');
       }
       if (advance !== undefined) {
+        const now = app.clock.now();
+        let to: number;
         try {
-          const d = parseDuration(advance);
-          const now = app.clock.now();
-          app.clock.advance(addDuration(now, d).getTime() - now.getTime());
+          to = addDuration(now, parseDuration(advance)).getTime();
         } catch (e) {
           if (e instanceof DurationError || e instanceof RangeError) throw errors.validation(`body "advance": ${e.message}`);
           throw e;
         }
+        app.clock.advance(target(to, 'advance', advance) - now.getTime());
       } else {
         const at = Date.parse(set as string);
         if (!DATE_TIME.test(set as string) || Number.isNaN(at)) {
           throw errors.validation(`body "set" must be a date-time with a zone such as 2026-03-01T09:00:00Z, got "${set}"`);
         }
-        app.clock.set(new Date(at));
+        app.clock.set(new Date(target(at, 'set', set as string)));
       }
       return { now: app.clock.now().toISOString() };
     },
