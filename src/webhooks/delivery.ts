@@ -45,11 +45,14 @@ export function retryDelays(schedule: ReadonlyArray<string | number>): number[] 
 }
 
 /**
- * Deterministic ids (same seed and requests, same ids: replay transcripts stay stable) that are
- * still unique across applications, since /__admin/webhooks/deliveries/{id} names no application.
+ * Derived from what the delivery is about, never random: the same on every retry and after a
+ * restart. The item uuid (itself unique per booking) keeps ids from repeating after a reset, which
+ * restarts the sequence, or on another server: a receiver that deduplicates on the id would
+ * otherwise drop a new event. Unique across applications too, since
+ * /__admin/webhooks/deliveries/{id} names no application.
  */
-export function deliveryId(application: string, seq: number): string {
-  return `whd_${createHash('sha256').update(`${application}\n${seq}`).digest('hex').slice(0, 24)}`;
+export function deliveryId(application: string, seq: number, orderItemUuid: string, version: number): string {
+  return `whd_${createHash('sha256').update(`${application}\n${seq}\n${orderItemUuid}\n${version}`).digest('hex').slice(0, 24)}`;
 }
 
 const COUNTER = 'webhookDeliveries';
@@ -64,7 +67,7 @@ export function recordDelivery(tenant: Tenant, application: string, snapshot: Or
   tenant.counters[COUNTER] = seq;
   const at = now.toISOString();
   const delivery: Delivery = {
-    id: deliveryId(application, seq),
+    id: deliveryId(application, seq, snapshot.item.uuid, snapshot.item.version),
     application,
     order_uuid: snapshot.order.uuid,
     order_item_uuid: snapshot.item.uuid,

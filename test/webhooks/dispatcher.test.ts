@@ -235,6 +235,16 @@ t.test('a reset drops the tenant\'s deliveries and their queue', async (t) => {
   t.same(store.applications(), ['keep'], 'the reset tenant was not recreated');
 });
 
+t.test('delivery ids do not repeat after a reset restarts the sequence', async (t) => {
+  const { d, store } = await setup(t, () => 200);
+  const first = (await d.enqueue(APP, snapshot({ item: { uuid: 'item-before' } })))!;
+  await d.idle();
+  await store.reset(APP);
+  const second = (await d.enqueue(APP, snapshot({ item: { uuid: 'item-after' } })))!;
+  t.equal(second.seq, first.seq, 'the sequence started again');
+  t.not(second.id, first.id, 'a receiver deduplicating on the id still sees the new event');
+});
+
 t.test('list filters by application and order item', async (t) => {
   const { d } = await setup(t, () => 200);
   await d.enqueue(APP, snapshot({ item: { uuid: 'i-1' } }));
