@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { webhookUrlProblem } from './webhooks/sender.js';
 
 /**
  * One frozen, validated Config built from flags, env and a config file (INTERFACE.md section 1).
@@ -94,13 +95,8 @@ function coerce(o: Option, raw: unknown, where: string): Config[keyof Config] {
       return n;
     }
     case 'url': {
-      let u: URL;
-      try {
-        u = new URL(s);
-      } catch {
-        throw new ConfigError(`${where}: "${s}" is not a URL`);
-      }
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${where}: "${s}" must be an http or https URL`);
+      const problem = webhookUrlProblem(s);
+      if (problem) throw new ConfigError(`${where}: ${problem}`);
       return s;
     }
     case 'level':

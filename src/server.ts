@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { buildCatalog } from './seed/catalog.js';
 import { createStore } from './store/index.js';
 import { VERSION } from './version.js';
+import { redactUrl } from './webhooks/sender.js';
 
 export interface Running {
   app: FastifyInstance;
@@ -35,7 +36,7 @@ export async function startServer(config: Config, print: (line: string) => void 
     `  state file    ${config.db}`,
     `  seed          ${config.seed} (${catalog.activities.length} activities)`,
     `  sandbox login client_id sandbox-client, client_secret sandbox-secret`,
-    `  webhook URL   ${config.webhookUrl ?? 'none'}`,
+    `  webhook URL   ${config.webhookUrl === null ? 'none' : redactUrl(config.webhookUrl)}`,
     `  headers       ${config.headerPrefix}Application (required), ${config.headerPrefix}Currency, ${config.headerPrefix}Market, ${config.headerPrefix}Version`,
   ]) print(line);
   return { app, url, origin, close: () => closeGracefully(app) };

@@ -62,6 +62,7 @@ t.test('every mistake is one clear ConfigError', async (t) => {
     [['--log-level', 'loud'], {}, /--log-level: "loud" is not one of/],
     [['--webhook-url', 'not a url'], {}, /--webhook-url: "not a url" is not a URL/],
     [['--webhook-url', 'ftp://x'], {}, /must be an http or https URL/],
+    [['--webhook-url', 'http://u:p%zz@127.0.0.1:9/x'], {}, /--webhook-url: .* not valid percent-encoding/],
     [['--db', ''], {}, /--db: must not be empty/],
     [['--config', join(dir, 'missing.json')], {}, /cannot be read \(ENOENT\)/],
     [['--config', file('bad.json', '{nope')], {}, /not valid JSON/],

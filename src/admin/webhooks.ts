@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { errors } from '../http/errors.js';
+import { redactUrl, webhookUrlProblem } from '../webhooks/sender.js';
 
 const DeliveriesQuery = Type.Object(
   {
@@ -20,13 +21,6 @@ const ConfigBody = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/** Hides the password of a URL with credentials: the config answer is shown in logs and terminals. */
-function redact(url: string): string {
-  const u = new URL(url);
-  if (u.password) u.password = '***';
-  return u.toString();
-}
 
 /** Control endpoints of the webhook dispatcher: the delivery log, redeliver, per-application URL and secret. */
 export default async function webhookAdminRoutes(app: FastifyInstance) {
@@ -50,25 +44,19 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
     { schema: { body: ConfigBody } },
     async (request) => {
       const { url, secret, application } = request.body;
-      if (url !== null) {
-        let u: URL;
-        try {
-          u = new URL(url);
-        } catch {
-          throw errors.validation(`body "url": "${url}" is not a URL`);
-        }
-        if (u.protocol !== 'http:' && u.protocol !== 'https:') throw errors.validation(`body "url": "${url}" must be an http or https URL`);
-      } else if (secret) {
+      const problem = url === null ? null : webhookUrlProblem(url);
+      if (problem) throw errors.validation(`body "url": ${problem}`);
+      if (url === null && secret) {
         throw errors.validation('body "secret" needs a "url"');
       }
       await app.webhooks.configure(application, url === null ? null : { url, secret: secret ?? null });
-      return { application: application ?? null, url: url === null ? null : redact(url), signed: Boolean(url !== null && secret) };
+      return { application: application ?? null, url: url === null ? null : redactUrl(url), signed: Boolean(url !== null && secret) };
     },
   );
 
   app.get('/webhooks/config', async () => {
     const apps = app.store.applications().filter((a) => app.store.tenant(a).webhookConfig !== null);
-    const show = (t: { url: string; secret: string | null } | null) => (t ? { url: redact(t.url), signed: t.secret !== null } : null);
+    const show = (t: { url: string; secret: string | null } | null) => (t ? { url: redactUrl(t.url), signed: t.secret !== null } : null);
     return {
       default: show(app.webhooks.defaultTarget()),
       applications: Object.fromEntries(apps.map((a) => [a, show(app.store.tenant(a).webhookConfig)])),

@@ -19,6 +19,33 @@ export interface SenderOptions {
   timeoutMs?: number;
 }
 
+/**
+ * Why a webhook URL cannot be used, or null when it can: the flag, the env and the control API all
+ * refuse it up front, rather than take it and fail every attempt later.
+ */
+export function webhookUrlProblem(raw: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return `"${raw}" is not a URL`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `"${raw}" must be an http or https URL`;
+  try {
+    splitCredentials(raw);
+  } catch {
+    return `"${raw}" has user:password credentials that are not valid percent-encoding`;
+  }
+  return null;
+}
+
+/** The URL with its password hidden, for terminals, logs and control answers. */
+export function redactUrl(raw: string): string {
+  const u = new URL(raw);
+  if (u.password) u.password = '***';
+  return u.toString();
+}
+
 /** A URL with the user:password part removed, and the Authorization header it stands for. */
 export function splitCredentials(raw: string): { url: URL; authorization: string | null } {
   const url = new URL(raw);

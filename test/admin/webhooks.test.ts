@@ -110,6 +110,7 @@ t.test('PUT /__admin/webhooks/config refuses bad input with 400 {code, message}'
   const cases: Array<[unknown, RegExp]> = [
     [{ url: 'not a url' }, /"url": "not a url" is not a URL/],
     [{ url: 'ftp://example.com/x' }, /must be an http or https URL/],
+    [{ url: 'http://u:p%zz@127.0.0.1:9/x' }, /"url": "http:\/\/u:p%zz@127.0.0.1:9\/x" has user:password credentials that are not valid percent-encoding/],
     [{ url: null, secret: 'x' }, /"secret" needs a "url"/],
     [{ secret: 'x' }, /url/],
     [{ url: `http://127.0.0.1:${port}/`, colour: 'red' }, /colour/],
