@@ -1,19 +1,23 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 
-const FaultBody = Type.Object({
-  method: Type.String({ description: 'GET, POST, … or *' }),
-  path: Type.String({ minLength: 1, description: 'a path under the base path (or the full path); * matches anything' }),
-  status: Type.Integer({ minimum: 100, maximum: 599 }),
-  times: Type.Integer({ minimum: 1, maximum: 100000, default: 1 }),
-  delay_ms: Type.Integer({ minimum: 0, maximum: 60000, default: 0 }),
-});
+// method, path and status are checked by app.faults.add(), with messages that say what would work.
+const FaultBody = Type.Object(
+  {
+    method: Type.String({ description: 'GET, POST, … or *' }),
+    path: Type.String({ minLength: 1, description: 'a path under the base path (or the full path); * matches anything' }),
+    status: Type.Integer({ description: '400..599' }),
+    times: Type.Integer({ minimum: 1, maximum: 100000, default: 1 }),
+    delay_ms: Type.Integer({ minimum: 0, maximum: 60000, default: 0 }),
+  },
+  { additionalProperties: false },
+);
 
 /** POST, GET and DELETE /__admin/faults. */
 export default async function faultRoutes(app: FastifyInstance) {
   app.post<{ Body: Static<typeof FaultBody> }>('/faults', { schema: { body: FaultBody } }, async (request, reply) => {
     const b = request.body;
-    return reply.code(201).send(app.faults.add({ method: b.method.toUpperCase(), path: b.path, status: b.status, times: b.times, delay_ms: b.delay_ms }));
+    return reply.code(201).send(app.faults.add({ method: b.method, path: b.path, status: b.status, times: b.times, delay_ms: b.delay_ms }));
   });
   app.get('/faults', async () => ({ faults: app.faults.list() }));
   app.delete('/faults', async (_request, reply) => {

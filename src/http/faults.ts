@@ -14,6 +14,7 @@ export interface Fault {
 }
 
 export interface Faults {
+  /** Arms a fault; a status outside FORCED_STATUS, an unknown method or a path without a leading / is an ApiError 400. */
   add(f: Omit<Fault, 'id'>): Fault;
   /** The first armed fault matching a request (its count goes down), or null. */
   take(method: string, paths: string[]): Fault | null;
@@ -32,14 +33,40 @@ declare module 'fastify' {
 const MAX_DELAY = 60_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** `Prefer: code=503, delay=2000` (as Prism reads it); 400 for anything it cannot use. */
+/**
+ * The statuses a fault or `Prefer: code=` may force: errors only. A 1xx is no final answer (the
+ * client waits for one that never comes), and a 2xx or 3xx body would go through the route's own
+ * response schema, which a {code, message} body fails (a 500).
+ */
+export const FORCED_STATUS = { min: 400, max: 599 } as const;
+/** The methods a fault may name (upper case), `*` for any. */
+export const FAULT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', '*'] as const;
+
+const forcible = (status: number) => Number.isInteger(status) && status >= FORCED_STATUS.min && status <= FORCED_STATUS.max;
+const onlyErrors = `only ${FORCED_STATUS.min}..${FORCED_STATUS.max} can be forced`;
+
+/** The fault the control API asked for, checked: ApiError 400 for anything that can never work. */
+function checkedFault(f: Omit<Fault, 'id'>): Omit<Fault, 'id'> {
+  const method = f.method.toUpperCase();
+  if (!(FAULT_METHODS as readonly string[]).includes(method)) {
+    throw errors.validation(`body "method" "${f.method}" is not allowed: one of ${FAULT_METHODS.join(', ')}`);
+  }
+  if (!f.path.startsWith('/')) {
+    throw errors.validation(`body "path" "${f.path}" must start with "/" (a path under the base path, or the full path)`);
+  }
+  if (!forcible(f.status)) throw errors.validation(`body "status" ${f.status}: ${onlyErrors}`);
+  return { ...f, method };
+}
+
+/** `Prefer: code=503, delay=2000` (as Prism reads it); 400 for anything it cannot use, a code outside FORCED_STATUS too. */
 export function parsePrefer(header: string): { code?: number; delay?: number } {
   const out: { code?: number; delay?: number } = {};
   for (const part of header.split(/[;,]/).map((p) => p.trim()).filter(Boolean)) {
     const [key = '', value = ''] = part.split('=').map((x) => x.trim());
     const n = Number(value);
     if (key === 'code') {
-      if (!/^\d{3}$/.test(value) || n < 100 || n > 599) throw errors.validation(`Prefer: code must be an HTTP status 100..599, got "${value}"`);
+      if (!/^\d{3}$/.test(value)) throw errors.validation(`Prefer: code must be an HTTP status 400..599, got "${value}"`);
+      if (!forcible(n)) throw errors.validation(`Prefer: code=${value}: ${onlyErrors}`);
       out.code = n;
     } else if (key === 'delay') {
       if (!/^\d+$/.test(value) || n > MAX_DELAY) throw errors.validation(`Prefer: delay must be milliseconds 0..${MAX_DELAY}, got "${value}"`);
@@ -65,7 +92,8 @@ async function faultsPlugin(app: FastifyInstance) {
   });
   app.decorate('faults', {
     add(f) {
-      const fault = { id: next++, ...f };
+      const checked = checkedFault(f); // before the id is taken: a refused fault uses up no id
+      const fault = { id: next++, ...checked };
       armed.push(fault);
       return fault;
     },

@@ -104,3 +104,54 @@ t.test('orders listing and item status moves', async (t) => {
   t.match((await move('KO', later.items[0].uuid)).json(), { uuid: later.items[0].uuid, status: 'KO', application: 'shop' }, 'an order booked after the first move is found too');
   t.equal((await app.inject({ method: 'POST', url: `/__admin/order-items/${item}/status?application=other`, payload: { status: 'REFUND_STARTED' } })).statusCode, 404, 'not in another application');
 });
+
+t.test('faults and Prefer force only error statuses 400..599; a fault that can never match is refused', async (t) => {
+  const app = await buildTestApp();
+  t.teardown(() => app.close());
+  const markets = (headers: Record<string, string> = {}) => app.inject({ url: '/api/v3/markets', headers: { ...H, ...headers } });
+  const arm = (body: object) => app.inject({ method: 'POST', url: '/__admin/faults', payload: body });
+  const refused = (message: string) => ({ code: '0', message });
+  /** Status and body; a body that is no JSON (a 1xx has none) as its text, so the check fails rather than throws. */
+  const answer = (res: { statusCode: number; body: string }) => {
+    try {
+      return [res.statusCode, JSON.parse(res.body)];
+    } catch {
+      return [res.statusCode, res.body];
+    }
+  };
+
+  // A 2xx would go through the route's response schema (a 500), a 1xx leaves the client waiting.
+  for (const code of ['200', '100', '101', '302', '399', '700']) {
+    const res = await markets({ prefer: `code=${code}` });
+    t.same(answer(res), [400, refused(`Prefer: code=${code}: only 400..599 can be forced`)], `Prefer: code=${code}`);
+  }
+  const abc = await markets({ prefer: 'code=abc' });
+  t.same(answer(abc), [400, refused('Prefer: code must be an HTTP status 400..599, got "abc"')], 'a code that is no status');
+  for (const code of [400, 599]) {
+    const res = await markets({ prefer: `code=${code}` });
+    t.same(answer(res), [code, { code: String(code), message: `Prefer: code=${code} asked for this status` }], `Prefer: code=${code} still forced`);
+  }
+
+  const bad: [object, string][] = [
+    [{ method: 'GET', path: '/markets', status: 200 }, 'body "status" 200: only 400..599 can be forced'],
+    [{ method: 'GET', path: '/markets', status: 100 }, 'body "status" 100: only 400..599 can be forced'],
+    [{ method: 'FOO', path: '/markets', status: 503 }, 'body "method" "FOO" is not allowed: one of GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS, *'],
+    [{ method: 'GET', path: 'activities', status: 503 }, 'body "path" "activities" must start with "/" (a path under the base path, or the full path)'],
+  ];
+  for (const [body, message] of bad) {
+    const res = await arm(body);
+    t.same(answer(res), [400, refused(message)], JSON.stringify(body));
+  }
+  t.same((await app.inject({ url: '/__admin/faults' })).json().faults, [], 'nothing refused was armed');
+  t.equal((await markets()).statusCode, 200);
+  const extra = await arm({ method: 'GET', path: '/markets', status: 503, foo: 1 });
+  t.same(answer(extra), [400, refused('body "foo" is not allowed')], 'an unknown field');
+  await app.inject({ method: 'DELETE', url: '/__admin/faults' });
+
+  const ok = await arm({ method: 'get', path: '/markets', status: 599 });
+  t.equal(ok.statusCode, 201);
+  t.match(ok.json(), { id: Number, method: 'GET', path: '/markets', status: 599, times: 1, delay_ms: 0 }, 'a lower case method is upper-cased');
+  const faulted = await markets();
+  t.same([faulted.statusCode, faulted.json().code], [599, '599']);
+  t.equal((await markets()).statusCode, 200, 'used up');
+});
