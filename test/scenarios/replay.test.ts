@@ -5,7 +5,7 @@ import { buildApp } from '../../src/app.js';
 import { systemClock } from '../../src/clock.js';
 import { defaults } from '../../src/config.js';
 import { builtinScenariosDir, packageRoot } from '../../src/paths.js';
-import { loadReplay, mismatch, replay } from '../../src/scenarios/replay.js';
+import { loadReplay, mismatch, replay, replayOrigin } from '../../src/scenarios/replay.js';
 import { testCatalog } from '../helper.js';
 
 const replays = join(builtinScenariosDir, 'replays');
@@ -47,4 +47,10 @@ t.test('mismatch compares only the fields given', async (t) => {
   t.equal(mismatch([{ a: 1 }], [{ a: 1 }, { a: 3 }]), null);
   t.equal(mismatch({ a: { b: 2 } }, { a: { b: 3 } }), 'a.b: expected 2, got 3');
   t.equal(mismatch({ a: 1 }, null), '(body): expected an object');
+});
+
+t.test('replayOrigin: an http(s) URL without trailing slashes, anything else a one-line user error', async (t) => {
+  t.equal(replayOrigin('http://127.0.0.1:8080/'), 'http://127.0.0.1:8080');
+  t.equal(replayOrigin('https://mock.example.com/sandbox//'), 'https://mock.example.com/sandbox');
+  for (const bad of ['notaurl', 'ftp://127.0.0.1:8080', 'file:///tmp', '']) t.throws(() => replayOrigin(bad), { userFacing: true, message: `--url ${bad}: not an http(s) URL` });
 });
