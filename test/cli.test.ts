@@ -158,25 +158,25 @@ t.test('replay: a --url nothing listens on, or that is not a mock-server, exits 
 t.test('replay: a bad replay file exits 2 naming the file and the field', async (t) => {
   const dir = tempDir(t, 'cli-replay-');
   const cases: Array<[string, string, string]> = [
-    ['control-path', 'steps:\n  - {name: health, control: {path: "__admin/health"}}\n', '/steps/0/control/path must start with / (got "__admin/health")'],
-    ['request-path', 'steps:\n  - {request: {path: currencies}}\n', '/steps/0/request/path must start with / (got "currencies")'],
-    ['captured-path', 'steps:\n  - {request: {path: /currencies}, capture: {p: body.0.code}}\n  - {request: {path: "${p}"}}\n', '/steps/1/request/path must start with / (got "${p}")'],
+    ['control-path', 'steps:\n  - {name: health, control: {path: "__admin/health"}}\n', '/steps/0/control/path must be a path starting with / (got "__admin/health")'],
+    ['request-path', 'steps:\n  - {request: {path: currencies}}\n', '/steps/0/request/path must be a path starting with / (got "currencies")'],
+    ['captured-path', 'steps:\n  - {request: {path: /currencies}, capture: {p: body.0.code}}\n  - {request: {path: "${p}"}}\n', '/steps/1/request/path must be a path starting with / (got "${p}")'],
     ['base-path', 'base_path: api/v3\nsteps:\n  - {request: {path: /currencies}}\n', '/base_path must be empty or a path starting with / (got "api/v3")'],
-    ['null-request', 'steps:\n  - {request: null}\n', '/steps/0/request must be a mapping with path (and method, body, headers)'],
-    ['null-header', 'steps:\n  - {header: null}\n', '/steps/0/header must be a mapping of header names to values'],
-    ['string-step', 'steps:\n  - just a string\n', '/steps/0 must be a mapping with one of request, control, header, wait_webhooks, expect_webhooks'],
+    ['null-request', 'steps:\n  - {request: null}\n', '/steps/0/request must be a mapping with path (and method, body, headers) (got null)'],
+    ['null-header', 'steps:\n  - {header: null}\n', '/steps/0/header must be a mapping of header names to values (got null)'],
+    ['string-step', 'steps:\n  - just a string\n', '/steps/0 must be a mapping with one of request, control, header, wait_webhooks, expect_webhooks (got "just a string")'],
     ['method', 'steps:\n  - {request: {path: /currencies, method: 5}}\n', '/steps/0/request/method must be an HTTP method such as GET, POST, PUT, PATCH or DELETE (got 5)'],
     ['get-body', 'steps:\n  - {request: {path: /carts, body: {a: 1}}}\n', '/steps/0/request/body is not allowed with GET (the default method): give a method such as POST'],
-    ['header-name', 'steps:\n  - {request: {path: /currencies, headers: {"a b": x}}}\n', '/steps/0/request/headers/a b is not a valid header name'],
-    ['header-value', 'steps:\n  - {header: {X-A: "one\\ntwo"}}\n', '/steps/0/header/X-A must be a one-line string'],
+    ['header-name', 'steps:\n  - {request: {path: /currencies, headers: {"a b": x}}}\n', '/steps/0/request/headers/a b is not a valid name (must match pattern "^[!#$%&\'*+.^_`|~0-9A-Za-z-]+$")'],
+    ['header-value', 'steps:\n  - {header: {X-A: "one\\ntwo"}}\n', '/steps/0/header/X-A must be a one-line string (got "one\\ntwo")'],
     ['capture-path', 'steps:\n  - {request: {path: /currencies}, capture: {x: 5}}\n', '/steps/0/capture/x must be status, body or a path such as body.items.0.uuid (got 5)'],
     ['undefined-var', 'steps:\n  - {request: {path: /login}, capture: {token: body.access_token}}\n  - {header: {Authorization: "Bearer ${tokn}"}}\n', '/steps/1/header/Authorization uses ${tokn}, which no earlier step captures'],
     ['expect-status', 'steps:\n  - {request: {path: /currencies}, expect: {status: "200"}}\n', '/steps/0/expect/status must be an HTTP status, 100 to 599 (got "200")'],
-    ['expect-typo', 'steps:\n  - {request: {path: /currencies}, expect: {stauts: 200}}\n', '/steps/0/expect/stauts is not a known field (known: status, body)'],
-    ['expect-webhooks', 'steps:\n  - {expect_webhooks: {order_item_status: OK}}\n', '/steps/0/expect_webhooks must be a list of webhook fields to compare'],
+    ['expect-typo', 'steps:\n  - {request: {path: /currencies}, expect: {stauts: 200}}\n', '/steps/0/expect/stauts is not a known field'],
+    ['expect-webhooks', 'steps:\n  - {expect_webhooks: {order_item_status: OK}}\n', '/steps/0/expect_webhooks must be a list of webhook fields to compare (got {"order_item_status":"OK"})'],
     ['wait-webhooks', 'steps:\n  - {wait_webhooks: two}\n', '/steps/0/wait_webhooks must be a whole number >= 0 (got "two")'],
     ['recursive', 'steps:\n  - {request: {method: POST, path: /carts, body: &x [1, *x]}}\n', '/ refers to itself (a recursive YAML alias)'],
-    ['application', 'application: "two\\nlines"\nsteps:\n  - {request: {path: /currencies}}\n', '/application must be a non-empty string of printable ASCII (it is sent as a header)'],
+    ['application', 'application: "two\\nlines"\nsteps:\n  - {request: {path: /currencies}}\n', '/application must be a non-empty string of printable ASCII (it is sent as a header) (got "two\\nlines")'],
   ];
   // A file is checked before anything is played: the first case runs as the audit ran it (a server of
   // its own), the others against a --url nothing listens on, which a bad file never gets to.

@@ -22,10 +22,12 @@ const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 const validate = new Ajv({ allErrors: false, strict: false }).compile(ScenarioFileSchema);
 
 /** "/steps/0/after: is required" from ajv's first error, pointing at the field itself where it can. */
-function describe(e: ErrorObject): [string, string] {
+export function describe(e: ErrorObject): [string, string] {
   const p = e.params as Record<string, unknown>;
-  if (e.keyword === 'required') return [`${e.instancePath}/${String(p.missingProperty)}`, 'is required'];
-  if (e.keyword === 'additionalProperties') return [`${e.instancePath}/${String(p.additionalProperty)}`, 'is not a known field'];
+  const field = (key: unknown) => `${e.instancePath}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  if (e.keyword === 'required') return [field(p.missingProperty), 'is required'];
+  if (e.keyword === 'additionalProperties') return [field(p.additionalProperty), 'is not a known field'];
+  if (e.propertyName !== undefined) return [field(e.propertyName), `is not a valid name (${e.message})`];
   if (e.keyword === 'enum') return [e.instancePath, `must be one of ${(p.allowedValues as string[]).join(', ')}`];
   return [e.instancePath, e.message ?? 'is invalid'];
 }

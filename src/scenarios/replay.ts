@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { basename } from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
+import { describe } from './loader.js';
+import { HEADER_VALUE, ReplayFileSchema, ReplayStepSchemas } from './replay-schema.js';
 
 /**
  * `mock-server replay FILE…`: plays scripted partner requests, control calls, waits and expectations
@@ -39,26 +42,25 @@ export class ReplayError extends Error {
   readonly userFacing = true;
 }
 
-const KINDS = ['request', 'control', 'header', 'wait_webhooks', 'expect_webhooks'] as const;
-/** Fields a step of each kind may have besides its kind. */
-const STEP_FIELDS: Record<(typeof KINDS)[number], string[]> = {
-  request: ['name', 'capture', 'expect'],
-  control: ['name', 'capture', 'expect'],
-  header: ['name'],
-  wait_webhooks: ['name'],
-  expect_webhooks: ['name'],
-};
-/** RFC 9110 token: header names and methods. */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** What fetch sends as a header value: one line of Latin-1. */
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const KINDS = Object.keys(ReplayStepSchemas) as Array<keyof typeof ReplayStepSchemas>;
 const VAR = /\$\{(\w+)\}/g;
+// verbose: errors carry the schema that failed, whose description says what the value must be.
+const ajv = new Ajv({ allErrors: false, strict: false, verbose: true });
+const validateFile = ajv.compile(ReplayFileSchema);
 
 type Obj = Record<string, unknown>;
 const isMap = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 /** A JSON pointer token (RFC 6901). */
 const esc = (k: string | number) => String(k).replace(/~/g, '~0').replace(/\//g, '~1');
-const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v)));
+
+/** describe(), but a value whose schema says what it must be ("a path starting with /") gets that, with the value. */
+function explain(e: ErrorObject): [string, string] {
+  const [pointer, problem] = describe(e);
+  const must = (e.parentSchema as { description?: string } | undefined)?.description;
+  if (!must || e.propertyName !== undefined || e.keyword === 'required' || e.keyword === 'additionalProperties') return [pointer, problem];
+  const got = JSON.stringify(e.data) ?? String(e.data);
+  return [pointer, `must be ${must} (got ${got.length > 60 ? `${got.slice(0, 57)}...` : got})`];
+}
 
 /**
  * Reads and checks a replay file. Everything that could make a step throw at run time (a path that
@@ -82,36 +84,19 @@ export function loadReplay(file: string): ReplayFile {
   } catch {
     bad('', 'refers to itself (a recursive YAML alias)');
   }
-  if (!isMap(data)) return bad('', 'must be a mapping with steps');
-  const known = (v: Obj, at: string, fields: readonly string[]) => {
-    for (const k of Object.keys(v)) if (!fields.includes(k)) bad(`${at}/${esc(k)}`, `is not a known field (known: ${fields.join(', ')})`);
-  };
-  const headerMap = (v: unknown, at: string) => {
-    if (!isMap(v)) return bad(at, 'must be a mapping of header names to values');
-    for (const [k, h] of Object.entries(v)) {
-      if (!TOKEN.test(k)) bad(`${at}/${esc(k)}`, 'is not a valid header name');
-      if (!['string', 'number', 'boolean'].includes(typeof h) || !HEADER_VALUE.test(String(h))) bad(`${at}/${esc(k)}`, 'must be a one-line string');
-    }
-  };
-  const steps = data.steps;
-  if (!Array.isArray(steps) || steps.length === 0) return bad('/steps', 'must be a non-empty list');
-  known(data, '', ['name', 'application', 'base_path', 'steps']);
-  if (data.name !== undefined && typeof data.name !== 'string') bad('/name', 'must be a string');
-  if (data.application !== undefined && (typeof data.application !== 'string' || !/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(data.application))) {
-    bad('/application', 'must be a non-empty string of printable ASCII (it is sent as a header)');
-  }
-  if (data.base_path !== undefined && (typeof data.base_path !== 'string' || !/^(\/\S*)?$/.test(data.base_path))) {
-    bad('/base_path', `must be empty or a path starting with / (got ${show(data.base_path)})`);
-  }
+  if (!validateFile(data)) bad(...explain(validateFile.errors![0]!));
+  const spec = data as ReplayFile;
   const captured = new Set<string>();
-  steps.forEach((s: unknown, i) => {
+  spec.steps.forEach((s, i) => {
     const at = `/steps/${i}`;
-    if (!isMap(s)) return bad(at, `must be a mapping with one of ${KINDS.join(', ')}`);
     const kinds = KINDS.filter((k) => k in s);
     const kind = kinds[0];
     if (kinds.length !== 1 || kind === undefined) return bad(at, `needs exactly one of ${KINDS.join(', ')}`);
-    known(s, at, [kind, ...STEP_FIELDS[kind]]);
-    if (s.name !== undefined && typeof s.name !== 'string') bad(`${at}/name`, 'must be a string');
+    const validate = ajv.compile(ReplayStepSchemas[kind]); // compiled once: ajv caches it
+    if (!validate(s)) {
+      const [pointer, problem] = explain(validate.errors![0]!);
+      bad(at + pointer, problem);
+    }
     // A ${name} is filled from an earlier step's capture; one that none made would be sent as it is.
     const uses = (v: unknown, where: string): void => {
       if (typeof v === 'string') {
@@ -120,49 +105,17 @@ export function loadReplay(file: string): ReplayFile {
       else if (isMap(v)) for (const [k, x] of Object.entries(v)) uses(x, `${where}/${esc(k)}`);
     };
     for (const [k, v] of Object.entries(s)) if (k !== 'name') uses(v, `${at}/${esc(k)}`);
-    if (kind === 'request' || kind === 'control') {
-      const http = s[kind];
-      const hat = `${at}/${kind}`;
-      if (!isMap(http)) return bad(hat, 'must be a mapping with path (and method, body, headers)');
-      known(http, hat, ['method', 'path', 'body', 'headers']);
-      if (typeof http.path !== 'string') bad(`${hat}/path`, 'must be a string');
-      else if (!http.path.startsWith('/')) bad(`${hat}/path`, `must start with / (got ${show(http.path)})`);
-      const method = http.method ?? 'GET';
-      if (typeof method !== 'string' || !TOKEN.test(method) || ['CONNECT', 'TRACE', 'TRACK'].includes(method.toUpperCase())) {
-        bad(`${hat}/method`, `must be an HTTP method such as GET, POST, PUT, PATCH or DELETE (got ${show(method)})`);
-      } else if (http.body !== undefined && ['GET', 'HEAD'].includes(method.toUpperCase())) {
-        bad(`${hat}/body`, `is not allowed with ${method.toUpperCase()}${http.method === undefined ? ' (the default method): give a method such as POST' : ''}`);
+    const http = s.request ?? s.control;
+    if (http) {
+      const method = (http.method ?? 'GET').toUpperCase();
+      if (['CONNECT', 'TRACE', 'TRACK'].includes(method)) bad(`${at}/${kind}/method`, `must be an HTTP method such as GET, POST, PUT, PATCH or DELETE (got ${JSON.stringify(http.method)})`);
+      if (http.body !== undefined && ['GET', 'HEAD'].includes(method)) {
+        bad(`${at}/${kind}/body`, `is not allowed with ${method}${http.method === undefined ? ' (the default method): give a method such as POST' : ''}`);
       }
-      if (http.headers !== undefined) headerMap(http.headers, `${hat}/headers`);
-      if (s.expect !== undefined) {
-        if (!isMap(s.expect)) bad(`${at}/expect`, 'must be a mapping with status and/or body');
-        else {
-          known(s.expect, `${at}/expect`, ['status', 'body']);
-          const st = s.expect.status;
-          if (st !== undefined && !(Number.isInteger(st) && (st as number) >= 100 && (st as number) <= 599)) bad(`${at}/expect/status`, `must be an HTTP status, 100 to 599 (got ${show(st)})`);
-        }
-      }
-      if (s.capture !== undefined) {
-        if (!isMap(s.capture)) bad(`${at}/capture`, 'must be a mapping of names to body.… paths');
-        for (const [name, path] of Object.entries(s.capture as Obj)) {
-          if (!/^\w+$/.test(name)) bad(`${at}/capture/${esc(name)}`, 'is not a usable name (letters, digits and _ only)');
-          if (typeof path !== 'string' || !/^(status|body(\.[^.]+)*)$/.test(path)) bad(`${at}/capture/${esc(name)}`, `must be status, body or a path such as body.items.0.uuid (got ${show(path)})`);
-        }
-        for (const name of Object.keys(s.capture as Obj)) captured.add(name);
-      }
-    } else if (kind === 'header') {
-      headerMap(s.header, `${at}/header`);
-    } else if (kind === 'wait_webhooks') {
-      if (!Number.isInteger(s.wait_webhooks) || (s.wait_webhooks as number) < 0) bad(`${at}/wait_webhooks`, `must be a whole number >= 0 (got ${show(s.wait_webhooks)})`);
-    } else {
-      const list = s.expect_webhooks;
-      if (!Array.isArray(list)) return bad(`${at}/expect_webhooks`, 'must be a list of webhook fields to compare');
-      list.forEach((w, k) => {
-        if (!isMap(w)) bad(`${at}/expect_webhooks/${k}`, 'must be a mapping of webhook fields');
-      });
     }
+    for (const name of Object.keys(s.capture ?? {})) captured.add(name);
   });
-  return data as unknown as ReplayFile;
+  return spec;
 }
 
 /**
