@@ -202,8 +202,20 @@ export interface ReplayResult {
   transcript: string[];
 }
 
+/** Longer than the longest answer a mock-server may be told to hold back (Prefer: delay, a fault's delay_ms: 60 s). */
+const ANSWER_WITHIN_MS = 70_000;
+
+export interface ReplayOptions {
+  headerPrefix: string;
+  basePath: string;
+  /** How long a request may wait for its whole answer; a server that never answers fails the step. */
+  timeoutMs?: number;
+}
+
 /** Plays one file against a server at `origin` (e.g. http://127.0.0.1:8080). */
-export async function replay(file: string, origin: string, opts: { headerPrefix: string; basePath: string } = { headerPrefix: 'X-Service-', basePath: '/api/v3' }): Promise<ReplayResult> {
+export async function replay(file: string, origin: string, opts: ReplayOptions = { headerPrefix: 'X-Service-', basePath: '/api/v3' }): Promise<ReplayResult> {
+  const timeoutMs = opts.timeoutMs ?? ANSWER_WITHIN_MS;
+  const within = (e: unknown) => ((e as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : null);
   const spec = loadReplay(file);
   const application = spec.application ?? `replay-${basename(file).replace(/\.\w+$/, '')}`;
   const base = (spec.base_path ?? opts.basePath).replace(/\/+$/, '');
@@ -217,10 +229,11 @@ export async function replay(file: string, origin: string, opts: { headerPrefix:
     let registered: Response;
     let answer: string;
     try {
-      registered = await fetch(`${origin}/__admin/webhooks/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: hook.url, application }) });
+      const body = JSON.stringify({ url: hook.url, application });
+      registered = await fetch(`${origin}/__admin/webhooks/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(timeoutMs) });
       answer = await registered.text();
     } catch (e) {
-      throw new ReplayError(`cannot reach ${origin}: ${reason(e)}`);
+      throw new ReplayError(`cannot reach ${origin}: ${within(e) ?? reason(e)}`);
     }
     if (!registered.ok) {
       const hint = registered.status === 404 ? "is it a mock-server's origin, such as http://127.0.0.1:8080 (without /api/v3)?" : answer.replace(/\s+/g, ' ').slice(0, 200);
@@ -264,10 +277,10 @@ export async function replay(file: string, origin: string, opts: { headerPrefix:
       let why = badHeader ? `header ${badHeader[0]}: not a one-line value once \${…} is filled in` : '';
       if (!why) {
         try {
-          res = await fetch(url, { method, headers: sent, body: http.body === undefined ? undefined : JSON.stringify(http.body) });
+          res = await fetch(url, { method, headers: sent, body: http.body === undefined ? undefined : JSON.stringify(http.body), signal: AbortSignal.timeout(timeoutMs) });
           text = await res.text();
         } catch (e) {
-          why = reason(e, true);
+          why = within(e) ?? reason(e, true);
         }
       }
       if (!res || why) {

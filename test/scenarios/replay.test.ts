@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildApp } from '../../src/app.js';
 import { systemClock } from '../../src/clock.js';
@@ -7,6 +7,7 @@ import { defaults } from '../../src/config.js';
 import { builtinScenariosDir, packageRoot } from '../../src/paths.js';
 import { loadReplay, mismatch, replay, replayOrigin } from '../../src/scenarios/replay.js';
 import { testCatalog } from '../helper.js';
+import { tempDir } from '../tmp.js';
 
 const replays = join(builtinScenariosDir, 'replays');
 
@@ -53,4 +54,14 @@ t.test('replayOrigin: an http(s) URL without trailing slashes, anything else a o
   t.equal(replayOrigin('http://127.0.0.1:8080/'), 'http://127.0.0.1:8080');
   t.equal(replayOrigin('https://mock.example.com/sandbox//'), 'https://mock.example.com/sandbox');
   for (const bad of ['notaurl', 'ftp://127.0.0.1:8080', 'file:///tmp', '']) t.throws(() => replayOrigin(bad), { userFacing: true, message: `--url ${bad}: not an http(s) URL` });
+});
+
+t.test('a request without an answer in time fails its step and ends the replay, without hanging', async (t) => {
+  const file = join(tempDir(t, 'replay-slow-'), 'slow.yaml');
+  writeFileSync(file, 'steps:\n  - {name: slow, request: {path: /currencies, headers: {Prefer: delay=1500}}}\n  - {name: never played, request: {path: /currencies}}\n');
+  const started = Date.now();
+  const result = await replay(file, await server(t), { headerPrefix: 'X-Service-', basePath: '/api/v3', timeoutMs: 200 });
+  t.ok(Date.now() - started < 1400, 'did not wait for the held-back answer');
+  t.equal(result.ok, false);
+  t.same(result.transcript.slice(1), ['slow: GET /currencies → no response', '  FAIL no answer within 0.2 s; the remaining steps are skipped', 'FAILED']);
 });
