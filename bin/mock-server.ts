@@ -2,7 +2,7 @@
 import { loadConfig, usage } from '../src/config.js';
 import { exitOnSignals, startServer } from '../src/server.js';
 import { VERSION } from '../src/version.js';
-import { replay, replayOrigin } from '../src/scenarios/replay.js';
+import { loadReplay, replay, replayOrigin } from '../src/scenarios/replay.js';
 
 /** Mistakes of the user's (flags, files, a port in use) end with one line and exit code 2. */
 function fail(err: unknown): never {
@@ -30,8 +30,9 @@ async function main(): Promise<void> {
       return;
     case 'replay': {
       // Without --url, a server of our own on a free loopback port, state in memory.
-      // --url is checked before anything runs: a bad one exits 2 with one line.
+      // --url and every file are checked before anything runs: a bad one exits 2 with one line.
       const url = invocation.url === null ? null : replayOrigin(invocation.url);
+      for (const file of invocation.args) loadReplay(file);
       const own = url !== null ? null : await startServer({ ...invocation.config, port: 0, host: '127.0.0.1', db: 'memory', logLevel: 'silent' }, () => undefined);
       const origin = url ?? own!.origin.replace(/\/+$/, '');
       let ok = true;

@@ -108,6 +108,13 @@ t.test('replay: exit 0 when every expectation held, 1 when one did not', async (
   const fail = await run(['replay', join(packageRoot, 'test/fixtures/replay-fails.yaml'), '--catalog-size', '5']);
   t.equal(fail.code, 1);
   t.match(fail.stdout, /FAILED\n$/);
+  // A bad file anywhere in the list stops the replay before the good ones before it are played.
+  const bad = join(tempDir(t, 'cli-replay-'), 'bad.yaml');
+  writeFileSync(bad, 'steps: []\n');
+  const mixed = await run(['replay', join(packageRoot, 'scenarios/replays/instant-confirmation.yaml'), bad, '--catalog-size', '5']);
+  t.equal(mixed.code, 2);
+  t.equal(mixed.stdout, '', 'nothing was played');
+  t.match(mixed.stderr, /^mock-server: replay file .*bad\.yaml: \/steps must be a non-empty list/);
 });
 
 /** A port that was free a moment ago: nothing listens there. */
