@@ -38,9 +38,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * client waits for one that never comes), and a 2xx or 3xx body would go through the route's own
  * response schema, which a {code, message} body fails (a 500).
  */
-export const FORCED_STATUS = { min: 400, max: 599 } as const;
+const FORCED_STATUS = { min: 400, max: 599 } as const;
 /** The methods a fault may name (upper case), `*` for any. */
-export const FAULT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', '*'] as const;
+const FAULT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', '*'] as const;
 
 const forcible = (status: number) => Number.isInteger(status) && status >= FORCED_STATUS.min && status <= FORCED_STATUS.max;
 const onlyErrors = `only ${FORCED_STATUS.min}..${FORCED_STATUS.max} can be forced`;

@@ -21,10 +21,13 @@ const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 // Fastify ships ajv; typebox's own compiler would add start-up time for one small schema.
 const validate = new Ajv({ allErrors: false, strict: false }).compile(ScenarioFileSchema);
 
+/** A key as a JSON pointer token (RFC 6901): ~ and / escaped. */
+export const pointerToken = (key: unknown) => String(key).replace(/~/g, '~0').replace(/\//g, '~1');
+
 /** "/steps/0/after: is required" from ajv's first error, pointing at the field itself where it can. */
 export function describe(e: ErrorObject): [string, string] {
   const p = e.params as Record<string, unknown>;
-  const field = (key: unknown) => `${e.instancePath}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  const field = (key: unknown) => `${e.instancePath}/${pointerToken(key)}`;
   if (e.keyword === 'required') return [field(p.missingProperty), 'is required'];
   if (e.keyword === 'additionalProperties') return [field(p.additionalProperty), 'is not a known field'];
   if (e.propertyName !== undefined) return [field(e.propertyName), `is not a valid name (${e.message})`];

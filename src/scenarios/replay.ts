@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { basename } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import { describe } from './loader.js';
+import { describe, pointerToken } from './loader.js';
 import { HEADER_VALUE, ReplayFileSchema, ReplayStepSchemas } from './replay-schema.js';
 
 /**
@@ -47,11 +47,10 @@ const VAR = /\$\{(\w+)\}/g;
 // verbose: errors carry the schema that failed, whose description says what the value must be.
 const ajv = new Ajv({ allErrors: false, strict: false, verbose: true });
 const validateFile = ajv.compile(ReplayFileSchema);
+const validateStep = Object.fromEntries(KINDS.map((k) => [k, ajv.compile(ReplayStepSchemas[k])])) as Record<(typeof KINDS)[number], ReturnType<typeof ajv.compile>>;
 
 type Obj = Record<string, unknown>;
 const isMap = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
-/** A JSON pointer token (RFC 6901). */
-const esc = (k: string | number) => String(k).replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** describe(), but a value whose schema says what it must be ("a path starting with /") gets that, with the value. */
 function explain(e: ErrorObject): [string, string] {
@@ -92,7 +91,7 @@ export function loadReplay(file: string): ReplayFile {
     const kinds = KINDS.filter((k) => k in s);
     const kind = kinds[0];
     if (kinds.length !== 1 || kind === undefined) return bad(at, `needs exactly one of ${KINDS.join(', ')}`);
-    const validate = ajv.compile(ReplayStepSchemas[kind]); // compiled once: ajv caches it
+    const validate = validateStep[kind];
     if (!validate(s)) {
       const [pointer, problem] = explain(validate.errors![0]!);
       bad(at + pointer, problem);
@@ -102,9 +101,9 @@ export function loadReplay(file: string): ReplayFile {
       if (typeof v === 'string') {
         for (const [, name] of v.matchAll(VAR)) if (!captured.has(name as string)) bad(where, `uses \${${name}}, which no earlier step captures`);
       } else if (Array.isArray(v)) v.forEach((x, k) => uses(x, `${where}/${k}`));
-      else if (isMap(v)) for (const [k, x] of Object.entries(v)) uses(x, `${where}/${esc(k)}`);
+      else if (isMap(v)) for (const [k, x] of Object.entries(v)) uses(x, `${where}/${pointerToken(k)}`);
     };
-    for (const [k, v] of Object.entries(s)) if (k !== 'name') uses(v, `${at}/${esc(k)}`);
+    for (const [k, v] of Object.entries(s)) if (k !== 'name') uses(v, `${at}/${pointerToken(k)}`);
     const http = s.request ?? s.control;
     if (http) {
       const method = (http.method ?? 'GET').toUpperCase();
