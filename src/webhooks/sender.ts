@@ -1,7 +1,6 @@
-import http from 'node:http';
-import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { Memo } from '../memo.js';
+import { Http1Client } from './http1.js';
 
 /** One attempt's outcome, as the delivery log records it. */
 export interface AttemptResult {
@@ -61,13 +60,12 @@ export function splitCredentials(raw: string): { url: URL; authorization: string
 }
 
 /**
- * Sends webhook POSTs over keep-alive agents: a new TCP (and TLS) connection per delivery would cap
- * throughput to a local receiver well below the 1,000/s the benchmark asks for.
+ * Sends webhook POSTs over keep-alive connections: a new TCP (and TLS) connection per delivery would
+ * cap throughput to a local receiver well below the 1,000/s the benchmark asks for.
  */
 export class WebhookSender {
   timeoutMs: number;
-  readonly #http = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  readonly #https = new https.Agent({ keepAlive: true, maxSockets: 256 });
+  readonly #client = new Http1Client({ maxSockets: 256 });
   /** Parsed targets: every delivery of an application goes to the same URL. */
   readonly #targets = new Memo<{ url: URL; authorization: string | null }>(1000);
 
@@ -75,63 +73,30 @@ export class WebhookSender {
     this.timeoutMs = opts.timeoutMs ?? 5000;
   }
 
-  send(target: string, body: string, headers: Record<string, string>): Promise<AttemptResult> {
+  async send(target: string, body: string, headers: Record<string, string>): Promise<AttemptResult> {
     const started = performance.now();
-    const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
     let url: URL;
     let authorization: string | null;
     try {
       ({ url, authorization } = this.#targets.get(target, () => splitCredentials(target)));
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`unsupported protocol ${url.protocol}`);
     } catch (e) {
-      return Promise.resolve({ error: `bad URL: ${(e as Error).message}`, duration_ms: 0, delivered: false });
+      return { error: `bad URL: ${(e as Error).message}`, duration_ms: 0, delivered: false };
     }
-    const secure = url.protocol === 'https:';
-    const all: Record<string, string | number> = {
-      ...headers,
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body, 'utf8'),
-      'user-agent': 'mock-server-webhooks',
-    };
+    const all: Record<string, string> = { ...headers, 'content-type': 'application/json', 'user-agent': 'mock-server-webhooks' };
     if (authorization) all.authorization = authorization;
-    return new Promise<AttemptResult>((resolve) => {
-      let settled = false;
-      const finish = (r: Omit<AttemptResult, 'duration_ms' | 'delivered'>) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve({ ...r, duration_ms: elapsed(), delivered: r.status_code === 200 });
-      };
-      const req = (secure ? https : http).request(
-        {
-          method: 'POST',
-          protocol: url.protocol,
-          hostname: url.hostname.replace(/^\[|\]$/g, ''),
-          port: url.port || (secure ? 443 : 80),
-          path: `${url.pathname}${url.search}`,
-          headers: all,
-          agent: secure ? this.#https : this.#http,
-        },
-        (res) => {
-          // The body is ignored, but it must be read for the socket to go back to the pool.
-          res.resume();
-          res.on('end', () => finish({ status_code: res.statusCode }));
-          res.on('error', () => finish({ status_code: res.statusCode }));
-        },
-      );
-      const timer = setTimeout(() => {
-        finish({ error: `timeout after ${this.timeoutMs} ms` });
-        req.destroy();
-      }, this.timeoutMs);
-      req.on('error', (e: NodeJS.ErrnoException) => finish({ error: e.code ? `${e.code}: ${e.message}` : e.message }));
-      // A string body (not a Buffer) goes out in the same socket write as the headers.
-      req.end(body, 'utf8');
-    });
+    let r: Omit<AttemptResult, 'duration_ms' | 'delivered'>;
+    try {
+      r = { status_code: await this.#client.post(url, all, body, this.timeoutMs) };
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      r = { error: err.code ? `${err.code}: ${err.message}` : err.message };
+    }
+    return { ...r, duration_ms: Math.round((performance.now() - started) * 100) / 100, delivered: r.status_code === 200 };
   }
 
   /** Closes pooled connections (in-flight requests fail with an error). */
   close(): void {
-    this.#http.destroy();
-    this.#https.destroy();
+    this.#client.close();
   }
 }
