@@ -1,8 +1,10 @@
 // The CLI as a real process: what `npx mock-server` runs, built the way `npm ci` builds it (prepare).
 import t, { type Test } from 'tap';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { packageRoot } from '../src/paths.js';
 import { tempDir } from './tmp.js';
@@ -26,9 +28,9 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: numbe
 }
 
 /** Starts the server on port 0 and resolves with its API URL once the banner shows it. */
-function start(args: string[]): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null>; stderr: () => string }> {
+function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null>; stderr: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, '--port', '0', '--db', 'memory', '--catalog-size', '5', '--log-level', 'warn', ...args]);
+    const child = spawn(process.execPath, [bin, '--port', '0', '--db', 'memory', '--catalog-size', '5', '--log-level', 'warn', ...args], { env: { ...process.env, ...env } });
     const exited = new Promise<number | null>((r) => child.on('exit', r));
     let out = '';
     let err = '';
@@ -115,6 +117,50 @@ t.test('replay: exit 0 when every expectation held, 1 when one did not', async (
   t.equal(mixed.code, 2);
   t.equal(mixed.stdout, '', 'nothing was played');
   t.match(mixed.stderr, /^mock-server: replay file .*bad\.yaml: \/steps must be a non-empty list/);
+});
+
+t.test("an https webhook URL: the receiver's own certificate is trusted through NODE_EXTRA_CA_CERTS", async (t) => {
+  const certFile = join(packageRoot, 'test/webhooks/tls/cert.pem');
+  const received: Array<{ order_item_status: string }> = [];
+  const hooks = https.createServer({ cert: readFileSync(certFile), key: readFileSync(join(packageRoot, 'test/webhooks/tls/key.pem')) }, (req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c));
+    req.on('end', () => {
+      received.push(JSON.parse(body) as { order_item_status: string });
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    hooks.closeAllConnections();
+    hooks.close();
+  });
+  const { child, url, exited } = await start(['--webhook-url', `https://localhost:${(hooks.address() as AddressInfo).port}/hook`], { NODE_EXTRA_CA_CERTS: certFile });
+  t.teardown(async () => {
+    child.kill('SIGTERM');
+    await exited;
+  });
+  const headers: Record<string, string> = { 'x-service-application': 'cli-test', 'content-type': 'application/json' };
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(path.startsWith('/__admin') ? url.replace('/api/v3', path) : `${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return text ? (JSON.parse(text) as Record<string, unknown> & Array<Record<string, unknown>>) : null;
+  };
+  await call('POST', '/__admin/clock', { set: '2026-01-15T10:00:00Z' });
+  headers.authorization = `Bearer ${(await call('POST', '/login', { client_id: 'sandbox-client', client_secret: 'sandbox-secret', grant_type: 'client_credentials' }))!.access_token as string}`;
+  // The fixture that needs confirmation: paid, its item waits PENDING until moved.
+  const [day] = (await call('GET', '/activities/0f5821c5-2046-11e7-9cc9-06a7e332783f/dates/2026-01-20'))! as unknown as Array<{ groups: Array<{ slots: Array<{ products: Array<{ product_id: string }> }> }> }>;
+  const cart = (await call('POST', '/carts'))!;
+  await call('POST', `/carts/${cart.uuid as string}/items`, [{ product_identifier: day!.groups[0]!.slots[0]!.products[0]!.product_id, quantity: 1, language: 'en' }]);
+  await call('PUT', `/carts/${cart.uuid as string}/customer`, { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', musement_newsletter: 'NO', allow_profiling: 'NO', thirdparty_newsletter: 'NO', events_related_newsletter: 'NO' });
+  const order = (await call('POST', '/orders', { cart_uuid: cart.uuid }))!;
+  await call('POST', '/payments/no/payment', { uuid: order.uuid });
+  await call('POST', `/__admin/order-items/${(order.items as Array<{ uuid: string }>)[0]!.uuid}/status`, { status: 'OK' });
+  for (let i = 0; i < 200 && !received.some((r) => r.order_item_status === 'OK'); i++) await new Promise((r) => setTimeout(r, 25));
+  t.ok(received.some((r) => r.order_item_status === 'OK'), `the OK webhook arrived over TLS (got ${JSON.stringify(received.map((r) => r.order_item_status))})`);
+  const { deliveries } = (await call('GET', '/__admin/webhooks/deliveries?application=cli-test')) as unknown as { deliveries: Array<{ attempts: Array<{ status_code?: number; error?: string }> }> };
+  t.same(deliveries.flatMap((d) => d.attempts.map((a) => a.status_code ?? a.error)).filter((x) => x !== 200), [], 'no attempt failed');
 });
 
 /** A port that was free a moment ago: nothing listens there. */
