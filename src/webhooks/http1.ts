@@ -130,7 +130,7 @@ export class Http1Client {
       o.all.delete(conn);
       const i = o.idle.indexOf(conn);
       if (i >= 0) o.idle.splice(i, 1);
-      conn.exchange?.finish(Object.assign(new Error('socket hang up: the receiver closed the connection before its answer ended'), { code: 'ECONNRESET' }));
+      conn.exchange?.finish(Object.assign(new Error('socket hang up: the connection closed before the answer ended'), { code: 'ECONNRESET' }));
       conn.exchange = null;
       const next = this.#closed ? undefined : o.queue.shift();
       if (next) this.#dispatch(o, next);
