@@ -6,7 +6,7 @@ import tls from 'node:tls';
  * write, each response read only as far as its framing needs (status line and headers, then
  * Content-Length, chunked or until close; the body itself is dropped). With it in place of Node's
  * http client, the server's CPU time for a burst of 1,000 webhooks (bench/webhooks.js) fell from
- * about 390 to about 210 ms in CPU profiles: Node's client spends most of it in stream and event
+ * about 390 to about 210 ms in CPU profiles: Node's client spends much of it in stream and event
  * machinery that a fire-and-check POST does not need.
  */
 export class Http1Client {
