@@ -3,7 +3,8 @@ import https from 'node:https';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
-import { Http1Client, ResponseReader, type Outcome } from '../../src/webhooks/http1.js';
+import { Http1Client } from '../../src/webhooks/http1.js';
+import { ResponseReader, type Outcome } from '../../src/webhooks/response-reader.js';
 import { deadPort } from './receiver.js';
 
 /** Feeds a response whole and one byte at a time; both must give the same outcome. */
