@@ -26,15 +26,15 @@ const ROUNDS = 5;
 /**
  * The webhook receiver on 127.0.0.1: answers 200 (500 to every first attempt with failFirst) and
  * notes when each payload arrived, once its whole body is in. Two kinds:
- * - 'lean' (the default): just enough HTTP/1.1 on node:net for what both senders send (requests
- *   framed by Content-Length on keep-alive connections; anything else stops the bench).
+ * - 'lean' (the headline figures): just enough HTTP/1.1 on node:net for what both senders send
+ *   (requests framed by Content-Length on keep-alive connections; anything else stops the bench).
  * - 'node:http': Node's own server, what a partner's receiver would more likely be.
  * The receiver shares this 2-core machine with the sender it measures. During a burst this process
  * (the receiver, and a client waiting for 10 answers) used 70-240 ms of CPU with node:http's, 60-80
  * ms with the lean one: CPU taken from the sender under test, and the receiver's own queueing
  * counted as delivery time. Both are reported.
  */
-function receiver(failFirst, kind = 'lean') {
+function receiver(failFirst, kind) {
   const arrivals = new Map(); // key -> time of the 200
   const seen = new Set();
   let duplicates = 0;
@@ -84,7 +84,7 @@ function leanHttp(answer) {
   };
 }
 
-async function once(mode, receiverKind = 'lean') {
+async function once(mode, receiverKind) {
   const failFirst = mode === 'fail-first';
   const hook = await receiver(failFirst, receiverKind);
   const port = await freePort();
