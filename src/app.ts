@@ -6,7 +6,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { Clock } from './clock.js';
 import type { Catalog } from './seed/catalog.js';
-import { installErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.js';
+import { installJsonBodyParser } from './http/json-body.js';
 import serviceHeaders from './http/service-headers.js';
 import faults, { faultHook } from './http/faults.js';
 import { lazyValidatorCompiler } from './http/validation.js';
@@ -36,6 +37,12 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Webhook tuning without a flag (retry schedule, timeout, wall clock); tests shorten them. */
   webhooks?: WebhooksPluginOptions;
+  /**
+   * Longest a request may take to arrive, headers and body, before it is answered 408 and its
+   * connection closed (slow clients). Default 30000, enforced to within a second; 0 turns it off
+   * (Node's own 60 s limit on headers then remains). Tests shorten it.
+   */
+  requestTimeoutMs?: number;
 }
 
 declare module 'fastify' {
@@ -50,11 +57,36 @@ declare module 'fastify' {
 /** Builds the whole server without listening: server.ts listens, tests inject. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, clock, catalog } = deps;
+  const requestTimeout = deps.requestTimeoutMs ?? 30_000;
   const app = Fastify({
     logger: deps.logger ?? false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     bodyLimit: 1024 * 1024,
+    // Slow clients (headers or body trickling in) get 408 once requestTimeout has passed since the
+    // request began. Node checks for expired requests only every connectionsCheckingInterval (30 s
+    // by default, which would make the real bound up to 60 s): checking every second at most keeps
+    // it within a second of the timeout. headersTimeout defaults to 60 s and must not exceed it.
+    requestTimeout,
+    http:
+      requestTimeout > 0
+        ? {
+            requestTimeout,
+            headersTimeout: requestTimeout,
+            connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeout / 4))),
+          }
+        : { requestTimeout: 0 },
+    // Node's parser errors (bad method, raw bytes in the path, bad Content-Length, 431, 408) and the
+    // router's (bad percent-encoding) answer {code, message} like every other error.
+    clientErrorHandler,
+    frameworkErrors,
+    routerOptions: {
+      // Fastify answers a path parameter over 100 characters 414 before routing. Ids here are UUIDs or
+      // integers, and an id that is too long is simply an id that does not exist: with the limit at
+      // Node's 16 KB header limit (the request line counts towards it) the route answers its own 404
+      // (or 400), echoing at most 100 characters of the id.
+      maxParamLength: 16 * 1024,
+    },
     ...requestLogging(typeof deps.logger === 'object' && deps.logger !== null ? (deps.logger as { level?: string }).level : undefined),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -70,14 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     let serialize: ((data: unknown) => string) | undefined;
     return (data: unknown) => (serialize ??= fastJson(schema as Parameters<typeof fastJson>[0]))(data);
   });
-  // Many clients POST with Content-Type application/json and no body (POST /carts): an empty body
-  // means no body here, not a 400; anything else goes through Fastify's own (prototype-safe) parser.
-  const json = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
-    json(request, body as string, done);
-  });
+  installJsonBodyParser(app);
   await app.register(storePlugin, { store: deps.store ?? (await createStore('memory')) });
   await app.register(orderItems);
   await app.register(scenariosPlugin);

@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import { moveItem, sendAll } from '../booking/lifecycle.js';
 import { isOrderItemStatus, ORDER_ITEM_STATUSES } from '../booking/order-item-status.js';
 import type { Order } from '../booking/records.js';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
 
 const summary = (application: string, o: Order) => ({
   application, uuid: o.uuid, id: o.id, identifier: o.identifier, paid: o.paid, version: o.version, created_at: o.created_at, updated_at: o.updated_at,
@@ -27,7 +27,7 @@ export default async function orderAdminRoutes(app: FastifyInstance) {
       const { status } = request.body;
       if (!isOrderItemStatus(status)) throw errors.validation(`body "status" must be one of ${ORDER_ITEM_STATUSES.join(', ')}`);
       const found = app.orderItems.find(request.params.uuid, request.query.application);
-      if (!found) throw errors.notFound(`Order item ${request.params.uuid} does not exist`);
+      if (!found) throw errors.notFound(`Order item ${clip(request.params.uuid)} does not exist`);
       const { application, order } = found;
       const [item, delivery] = await app.store.update(application, (t) => {
         const o = t.orders[order.uuid] as unknown as Order;

@@ -1,7 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
 import type { Client } from './clients.js';
 import { issueToken, TOKEN_LIFETIME_S } from './tokens.js';
 
@@ -27,16 +27,16 @@ export default async function loginRoutes(app: FastifyInstance, opts: { clients:
 
   async function login(where: 'body' | 'querystring', creds: Credentials, request: FastifyRequest, reply: FastifyReply) {
     if (creds.grant_type !== 'client_credentials') {
-      throw errors.validation(`${where} "grant_type" must be "client_credentials", got "${creds.grant_type}"`);
+      throw errors.validation(`${where} "grant_type" must be "client_credentials", got "${clip(creds.grant_type)}"`);
     }
     const client = clients.get(creds.client_id);
-    if (!client) throw errors.invalidClient(`Unknown client_id "${creds.client_id}"`);
+    if (!client) throw errors.invalidClient(`Unknown client_id "${clip(creds.client_id)}"`);
     if (!timingSafeEqual(digest(client.secret), digest(creds.client_secret))) {
-      throw errors.invalidClient(`Wrong client_secret for client_id "${creds.client_id}"`);
+      throw errors.invalidClient(`Wrong client_secret for client_id "${clip(creds.client_id)}"`);
     }
     const { application } = request.service;
     if (client.applications !== '*' && !client.applications.includes(application)) {
-      throw errors.invalidClient(`Client "${client.clientId}" may not be used with application "${application}"`);
+      throw errors.invalidClient(`Client "${client.clientId}" may not be used with application "${clip(application)}"`);
     }
     const { token, record } = await issueToken(app.store, app.clock, application, client);
     reply.header('cache-control', 'no-store');

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { requireScope } from '../auth/index.js';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
 import type { RefundPolicyRecord } from '../seed/types.js';
 import { durationToMs, formatDuration, parseDuration } from '../time/duration.js';
 import { resolve } from './carts.js';
@@ -42,7 +42,7 @@ export function refundAmount(policies: RefundPolicyRecord[], item: OrderItem, no
 
 function itemOf(order: Order, uuid: string): OrderItem {
   const item = order.items.find((x) => x.uuid === uuid);
-  if (!item) throw errors.notFound(`Order item ${uuid} does not exist`);
+  if (!item) throw errors.notFound(`Order item ${clip(uuid)} does not exist`);
   return item;
 }
 

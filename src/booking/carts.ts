@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
 import { findActivity } from '../catalog/activities.routes.js';
 import { toPrice, type Price } from '../catalog/money.js';
 import { dayState, decodeProductId, findProduct, openSlots } from '../catalog/schedule.js';
@@ -44,7 +44,7 @@ export function checkItem(app: FastifyInstance, cart: Cart, input: ItemInput, i:
   const quantity = typeof input.quantity === 'string' && /^\d+$/.test(input.quantity) ? Number(input.quantity) : input.quantity;
   if (typeof quantity !== 'number' || !Number.isInteger(quantity) || quantity < 1) throw bad(i, '"quantity" must be an integer greater than 0');
   const ref = decodeProductId(input.product_identifier);
-  if (!ref) throw bad(i, `"product_identifier" ${input.product_identifier} is not a product of this catalog`);
+  if (!ref) throw bad(i, `"product_identifier" ${clip(input.product_identifier)} is not a product of this catalog`);
   const activity = findActivity(app, ref.activityUuid);
   const product = findProduct(activity, ref);
   if (!product) throw bad(i, `"product_identifier" ${input.product_identifier} is not a product of activity ${activity.uuid}`);
@@ -64,7 +64,7 @@ export function checkItem(app: FastifyInstance, cart: Cart, input: ItemInput, i:
   let pickup: string | null = null;
   if (activity.booking.pickups.length) {
     if (typeof input.pickup !== 'string' || input.pickup === '') throw bad(i, '"pickup" is required for this activity (GET /activities/{uuid}/pickups)');
-    if (!activity.booking.pickups.some((p) => p.uuid === input.pickup)) throw bad(i, `"pickup" ${input.pickup} is not a pickup of this activity`);
+    if (!activity.booking.pickups.some((p) => p.uuid === input.pickup)) throw bad(i, `"pickup" ${clip(input.pickup)} is not a pickup of this activity`);
     pickup = input.pickup;
   }
   let language: string | null = null;

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { formSchema, participantsSchema } from '../catalog/forms.js';
 import { tr } from '../catalog/text.js';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
 import type { Text } from '../seed/types.js';
 import { assertOpen, cartOf } from './carts.routes.js';
 import { resolve } from './carts.js';
@@ -69,7 +69,7 @@ export default async function customerRoutes(app: FastifyInstance) {
   const lang = (request: FastifyRequest) => request.service.locale.language;
   const itemOf = (cart: Cart, uuid: string) => {
     const item = cart.items.find((x) => x.uuid === uuid);
-    if (!item) throw errors.notFound(`Cart item ${uuid} does not exist`);
+    if (!item) throw errors.notFound(`Cart item ${clip(uuid)} does not exist`);
     return item;
   };
 

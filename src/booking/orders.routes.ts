@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { requireScope } from '../auth/index.js';
 import { toPrice } from '../catalog/money.js';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
 import { compareVersions } from '../http/service-headers.js';
 import type { OrderRecord } from '../store/index.js';
 import { cartOf } from './carts.routes.js';
@@ -44,7 +44,7 @@ function sourceOf(body: Static<typeof OrderBody>, version: string): string | nul
 
 export function orderOf(app: FastifyInstance, request: FastifyRequest, uuid: string): Order {
   const order = app.store.tenant(request.service.application).orders[uuid] as unknown as Order | undefined;
-  if (!order) throw errors.notFound(`Order ${uuid} does not exist`);
+  if (!order) throw errors.notFound(`Order ${clip(uuid)} does not exist`);
   return order;
 }
 
@@ -142,7 +142,7 @@ export default async function ordersRoutes(app: FastifyInstance) {
     if (uuid === undefined && id === undefined) throw errors.validation('body "uuid" is required');
     const orders = app.store.tenant(request.service.application).orders as unknown as Record<string, Order>;
     const order = uuid !== undefined ? orders[uuid] : Object.values(orders).find((o) => o.id === id);
-    if (!order) throw errors.notFound(`Order ${uuid ?? id} does not exist`);
+    if (!order) throw errors.notFound(`Order ${clip(uuid ?? id)} does not exist`);
     if (order.paid) throw errors.alreadyPaid(order.uuid);
     const total = order.items.reduce((n, x) => n + x.unit.retail_price * x.quantity, 0);
     if (total > 0) {

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import { ApiError, errors } from '../http/errors.js';
+import { ApiError, clip, errors } from '../http/errors.js';
 import { attachedScenario, dueMoves, isFinished, scenarioReceiverGate, type Scenario, type ScenarioRun } from '../scenarios/index.js';
 import type { ScenarioRunRecord, Tenant } from '../store/index.js';
 import type { Delivery } from '../webhooks/index.js';
@@ -129,12 +129,12 @@ function orderAnywhere(app: FastifyInstance, uuid: string): { application: strin
 export async function scenarioRunRoutes(app: FastifyInstance) {
   app.post<{ Params: { name: string }; Body: { order_item_uuid?: string; order_uuid?: string } | undefined }>('/scenarios/:name/run', async (request) => {
     const scenario = app.scenarios.get(request.params.name);
-    if (!scenario) throw errors.notFound(`Scenario ${request.params.name} does not exist (GET /__admin/scenarios)`);
+    if (!scenario) throw errors.notFound(`Scenario ${clip(request.params.name)} does not exist (GET /__admin/scenarios)`);
     const { order_item_uuid, order_uuid } = request.body ?? {};
     if (!order_item_uuid && !order_uuid) throw errors.validation('body needs "order_item_uuid" or "order_uuid"');
     // An item names one item (it wins when both are given); an order names all of its items.
     const found = order_item_uuid ? app.orderItems.find(order_item_uuid) : orderAnywhere(app, order_uuid!);
-    if (!found) throw errors.notFound(order_item_uuid ? `Order item ${order_item_uuid} does not exist` : `Order ${order_uuid} does not exist`);
+    if (!found) throw errors.notFound(order_item_uuid ? `Order item ${clip(order_item_uuid)} does not exist` : `Order ${clip(order_uuid)} does not exist`);
     const { application, order } = found;
     const items = order_item_uuid ? order.items.filter((x) => x.uuid === order_item_uuid) : order.items;
     const wrong = items.find((x) => x.status !== scenario.from);

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { tr } from '../catalog/text.js';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
 import { resolve } from './carts.js';
 import { orderOf } from './orders.routes.js';
 import type { Order, OrderItem } from './records.js';
@@ -38,7 +38,7 @@ export default async function vouchersRoutes(app: FastifyInstance) {
   const lang = (request: FastifyRequest) => request.service.locale.language;
   const itemOf = (order: Order, uuid: string) => {
     const item = order.items.find((x) => x.uuid === uuid);
-    if (!item) throw errors.notFound(`Order item ${uuid} does not exist`);
+    if (!item) throw errors.notFound(`Order item ${clip(uuid)} does not exist`);
     return item;
   };
 
@@ -48,9 +48,9 @@ export default async function vouchersRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const order = orderOf(app, request, request.params.orderUuid);
       const items = order.items.filter((x) => x.activity_uuid === request.params.activityUuid);
-      if (!items.length) throw errors.notFound(`Order ${order.uuid} has no item of activity ${request.params.activityUuid}`);
+      if (!items.length) throw errors.notFound(`Order ${order.uuid} has no item of activity ${clip(request.params.activityUuid)}`);
       const ok = items.filter((x) => x.status === 'OK');
-      if (!ok.length) throw errors.voucherNotReady(`No item of activity ${request.params.activityUuid} is confirmed (status OK) yet`);
+      if (!ok.length) throw errors.voucherNotReady(`No item of activity ${clip(request.params.activityUuid)} is confirmed (status OK) yet`);
       const { body, headers } = pdf(await voucherPdf(ok.map((x) => content(app, order, x, lang(request)))), order.identifier);
       return reply.headers(headers).send(body);
     },
@@ -89,7 +89,7 @@ export default async function vouchersRoutes(app: FastifyInstance) {
 export async function voucherViewRoutes(app: FastifyInstance) {
   app.get<{ Params: { itemUuid: string } }>('/voucher/view/:itemUuid', async (request, reply) => {
     const found = app.orderItems.find(request.params.itemUuid);
-    if (!found) throw errors.notFound(`Voucher ${request.params.itemUuid} does not exist`);
+    if (!found) throw errors.notFound(`Voucher ${clip(request.params.itemUuid)} does not exist`);
     const { order, item } = found;
     if (item.status !== 'OK') throw errors.voucherNotReady(`Order item ${item.uuid} is ${item.status}: vouchers exist only for OK items`);
     const { body, headers } = pdf(await voucherPdf([content(app, order, item, 'en')]), order.identifier);

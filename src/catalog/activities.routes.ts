@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
 import type { ActivityRecord } from '../seed/types.js';
 import { ActivitySchema, ActivitySearchResultSchema } from './activities.schemas.js';
 import { idList, listParam, parseCoordinates, parseDistanceKm, parseDurationRange, parseRange, search, validateSort, type SearchQuery } from './search.js';
@@ -55,7 +55,7 @@ export function findActivity(app: FastifyInstance, uuid: string): ActivityRecord
   // Catalog keys are lower-case UUIDs: a hit needs no pattern check.
   let a = app.catalog.activityByUuid.get(uuid);
   if (!a) {
-    if (!UUID.test(uuid)) throw errors.validation(`params "activityUuid" must be a UUID, got "${uuid}"`);
+    if (!UUID.test(uuid)) throw errors.validation(`params "activityUuid" must be a UUID, got "${clip(uuid)}"`);
     a = app.catalog.activityByUuid.get(uuid.toLowerCase());
     if (!a) throw errors.notFound(`Activity ${uuid} does not exist`);
   }
@@ -84,7 +84,7 @@ export default async function activitiesRoutes(app: FastifyInstance) {
         const q = request.query;
         const country_in = listParam(q.country_in).map((c) => c.toUpperCase());
         const bad = country_in.find((c) => c.length !== 2);
-        if (bad !== undefined) throw errors.validation(`querystring "country_in" items must be exactly 2 characters, got "${bad}"`);
+        if (bad !== undefined) throw errors.validation(`querystring "country_in" items must be exactly 2 characters, got "${clip(bad)}"`);
         const sort_by = listParam(q.sort_by);
         const coordinates = parseCoordinates(q.coordinates);
         if (q.distance && !coordinates) throw errors.validation('querystring "distance" needs "coordinates"');

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
 import { CONTENT_LANGUAGES, type Lang } from '../seed/types.js';
 import { ActivitySchema } from './activities.schemas.js';
 import { findActivity } from './activities.routes.js';
@@ -34,7 +34,7 @@ export default async function activityContentRoutes(app: FastifyInstance) {
       const a = findActivity(app, request.params.activityUuid);
       const code = request.params.locale.slice(0, 2).toLowerCase() as Lang;
       if (!(CONTENT_LANGUAGES as readonly string[]).includes(code) || !a.content_languages.includes(code)) {
-        throw errors.notFound(`Activity ${a.uuid} has no content for locale ${request.params.locale}`);
+        throw errors.notFound(`Activity ${a.uuid} has no content for locale ${clip(request.params.locale)}`);
       }
       return {
         locale: code,
@@ -140,7 +140,7 @@ export default async function activityContentRoutes(app: FastifyInstance) {
     { schema: { tags: ['activities'], summary: 'Activities of the catalog changed on a day', params: Type.Object({ day: Type.String({ description: 'YYYY-MM-DD' }) }) } },
     async (request) => {
       const { day } = request.params;
-      if (!isDay(day)) throw errors.validation(`params "day" is not a date: ${day}`);
+      if (!isDay(day)) throw errors.validation(`params "day" is not a date: ${clip(day)}`);
       if (day > app.clock.now().toISOString().slice(0, 10)) throw errors.validation(`params "day" ${day} is in the future`);
       // The mock's catalog does not change; a stable, day-dependent sample stands for the changes.
       const n = Number(day.replaceAll('-', ''));

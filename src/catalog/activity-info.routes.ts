@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
 import { compareVersions } from '../http/service-headers.js';
 import { findActivity } from './activities.routes.js';
 import { formSchema, participantsSchema } from './forms.js';
@@ -93,7 +93,7 @@ export default async function activityInfoRoutes(app: FastifyInstance) {
   const cityOf = (raw: string) => {
     const id = /^\d+$/.test(raw) ? Number(raw) : NaN;
     const city = catalog.cityById.get(id);
-    if (!city) throw errors.notFound(`Destination ${raw} does not exist`);
+    if (!city) throw errors.notFound(`Destination ${clip(raw)} does not exist`);
     return city;
   };
 

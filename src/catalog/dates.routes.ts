@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
 import type { ActivityRecord, HolderRecord } from '../seed/types.js';
 import { findActivity } from './activities.routes.js';
 import { addDays, type RenderContext } from './activity.render.js';
@@ -117,18 +117,18 @@ export default async function datesRoutes(app: FastifyInstance) {
       const q = request.query;
       for (const name of ['date_from', 'date_to'] as const) {
         const v = q[name];
-        if (v !== undefined && !isDay(v)) throw errors.validation(`querystring "${name}" is not a date: ${v}`);
+        if (v !== undefined && !isDay(v)) throw errors.validation(`querystring "${name}" is not a date: ${clip(v)}`);
       }
       const now = app.clock.now();
       const t0 = today();
       const from = q.date_from ?? t0;
       const to = q.date_to ?? addDays(t0, a.booking.horizon_days);
       if (to < from || to < t0) throw errors.endBeforeStart();
-      checkPickup(a, q.pickup, () => errors.validation(`querystring "pickup" ${q.pickup} is not a pickup of this activity`));
+      checkPickup(a, q.pickup, () => errors.validation(`querystring "pickup" ${clip(q.pickup)} is not a pickup of this activity`));
       const ctx = app.activityBodies.context(request);
       const discounts = listParam(q.discounts).map((d) => {
         const n = Number(d);
-        if (d === '' || !Number.isFinite(n) || n < 0 || n > 100) throw errors.validation(`querystring "discounts" items must be percentages 0..100, got "${d}"`);
+        if (d === '' || !Number.isFinite(n) || n < 0 || n > 100) throw errors.validation(`querystring "discounts" items must be percentages 0..100, got "${clip(d)}"`);
         return n;
       });
       const defaults = a.booking.options.find((o) => o.default) ?? a.booking.options[0];
@@ -157,9 +157,9 @@ export default async function datesRoutes(app: FastifyInstance) {
     (request, reply) => {
       const a = findActivity(app, request.params.activityUuid);
       const { day } = request.params;
-      if (!isDay(day)) throw errors.validation(`params "day" is not a date: ${day}`);
+      if (!isDay(day)) throw errors.validation(`params "day" is not a date: ${clip(day)}`);
       const q = request.query;
-      checkPickup(a, q.pickup, () => errors.noSchedule(`Pickup ${q.pickup} is not available for this activity`));
+      checkPickup(a, q.pickup, () => errors.noSchedule(`Pickup ${clip(q.pickup)} is not available for this activity`));
       const state = dayState(a, day, today());
       if (state === 'unavailable') throw errors.dateUnavailable(day);
       if (state === 'closed') throw errors.noSchedule(`No schedule for activity ${a.uuid} on ${day}`);

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
 import { page, paging } from '../http/pagination.js';
 import { ActivitySchema } from './activities.schemas.js';
 import { CommentsQuery, commentsOf } from './reviews.js';
@@ -62,7 +62,7 @@ export default async function deprecatedRoutes(app: FastifyInstance) {
     { schema: { tags: ['events (removed)'], summary: 'Comments of an activity by numeric id (removed)', deprecated, params: Type.Object({ eventId: Type.Integer({ minimum: 1 }) }), querystring: CommentsQuery } },
     async (request) => {
       const a = catalog.activities.find((x) => x.id === request.params.eventId && x.status === 'ONLINE');
-      if (!a) throw errors.notFound(`Event ${request.params.eventId} does not exist`);
+      if (!a) throw errors.notFound(`Event ${clip(request.params.eventId)} does not exist`);
       return commentsOf(a, request.query);
     },
   );
@@ -88,7 +88,7 @@ export default async function deprecatedRoutes(app: FastifyInstance) {
     { schema: { tags: ['verticals (deprecated)'], summary: 'One vertical (deprecated)', deprecated, params: Type.Object({ verticalId: Type.Integer({ minimum: 1 }) }), response: { 200: VerticalSchema } } },
     async (request) => {
       const c = roots.find((x) => x.id === request.params.verticalId);
-      if (!c) throw errors.notFound(`Vertical ${request.params.verticalId} does not exist`);
+      if (!c) throw errors.notFound(`Vertical ${clip(request.params.verticalId)} does not exist`);
       return vertical(c, request.service.locale.language);
     },
   );

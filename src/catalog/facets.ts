@@ -1,6 +1,6 @@
 import type { Catalog } from '../seed/catalog.js';
 import type { ActivityRecord } from '../seed/types.js';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
 import { tr } from './text.js';
 
 /** Facets include_facets can ask for, each counting the filtered activities per value. */
@@ -62,7 +62,7 @@ function valuesOf(catalog: Catalog, a: ActivityRecord, facet: string, lang: stri
 /** Counts per value over the matching activities, most frequent first. */
 export function facets(catalog: Catalog, found: ActivityRecord[], wanted: string[], lang: string): Facet[] {
   const unknown = wanted.find((w) => !(FACETS as readonly string[]).includes(w));
-  if (unknown !== undefined) throw errors.validation(`querystring "include_facets" has unknown value "${unknown}": one of ${FACETS.join(', ')}`);
+  if (unknown !== undefined) throw errors.validation(`querystring "include_facets" has unknown value "${clip(unknown)}": one of ${FACETS.join(', ')}`);
   return wanted.map((facet) => {
     const counts = new Map<string, FacetValue>();
     for (const a of found) {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
 import { page, paging, PagingQuery } from '../http/pagination.js';
 import { listsOf, type ListView } from './lists.js';
 import { listParam } from './search.js';
@@ -61,7 +61,7 @@ export default async function listsRoutes(app: FastifyInstance) {
 
   app.get<{ Params: Static<typeof Id> }>('/lists/:listId', { schema: { tags, summary: 'One list with its activities', params: Id } }, async (request, reply) => {
     const l = listsOf(catalog).find((x) => x.id === request.params.listId);
-    if (!l) throw errors.notFound(`List ${request.params.listId} does not exist`);
+    if (!l) throw errors.notFound(`List ${clip(request.params.listId)} does not exist`);
     const lang = request.service.locale.language;
     const items = l.activities.slice(0, 20);
     const events = JSON.parse(app.activityBodies.list(items, request)) as unknown[];
@@ -75,7 +75,7 @@ export default async function listsRoutes(app: FastifyInstance) {
     '/cities/:cityId/lists',
     { schema: { tags: ['cities'], summary: "A city's lists", params: Type.Object({ cityId: Type.Integer({ minimum: 1 }) }), querystring: PagingQuery } },
     async (request) => {
-      if (!catalog.cityById.has(request.params.cityId)) throw errors.notFound(`City ${request.params.cityId} does not exist`);
+      if (!catalog.cityById.has(request.params.cityId)) throw errors.notFound(`City ${clip(request.params.cityId)} does not exist`);
       return page(listsOf(catalog).filter((l) => l.city.id === request.params.cityId), request.query).map((l) => summary(l, request));
     },
   );

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
 import type { Catalog } from '../seed/catalog.js';
 import type { ActivityRecord } from '../seed/types.js';
 import { usdPrice } from './search.js';
@@ -7,7 +7,7 @@ import { usdPrice } from './search.js';
 /** A record by numeric id or 404 code 1400 naming what was missing. */
 export function byId<T>(map: ReadonlyMap<number, T>, id: number, what: string): T {
   const found = map.get(id);
-  if (found === undefined) throw errors.notFound(`${what} ${id} does not exist`);
+  if (found === undefined) throw errors.notFound(`${what} ${clip(id)} does not exist`);
   return found;
 }
 

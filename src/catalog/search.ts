@@ -1,6 +1,6 @@
 import type { Catalog } from '../seed/catalog.js';
 import type { ActivityRecord } from '../seed/types.js';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
 import { durationToMs, parseDuration } from '../time/duration.js';
 import { addDays, runsOn } from './activity.render.js';
 import { tr } from './text.js';
@@ -54,7 +54,7 @@ export function listParam(v: string | string[] | undefined): string[] {
 export function idList(name: string, v: string | string[] | undefined): number[] {
   return listParam(v).map((s) => {
     const n = Number(s);
-    if (!Number.isInteger(n)) throw errors.validation(`querystring "${name}" items must be integer ids, got "${s}"`);
+    if (!Number.isInteger(n)) throw errors.validation(`querystring "${name}" items must be integer ids, got "${clip(s)}"`);
     return n;
   });
 }
@@ -64,7 +64,7 @@ export function parseCoordinates(v: string | undefined): { lat: number; lng: num
   if (v === undefined) return undefined;
   const [lat, lng, ...rest] = v.split(',').map((s) => Number(s.trim()));
   if (rest.length || lat === undefined || lng === undefined || !Number.isFinite(lat) || !Number.isFinite(lng) || Math.abs(lat) > 90 || Math.abs(lng) > 180) {
-    throw errors.validation(`querystring "coordinates" must be "latitude,longitude", got "${v}"`);
+    throw errors.validation(`querystring "coordinates" must be "latitude,longitude", got "${clip(v)}"`);
   }
   return { lat, lng };
 }
@@ -75,7 +75,7 @@ export function parseRange(name: string, v: string | undefined): [number, number
   const parts = v.split(',');
   const nums = parts.map((s) => (s.trim() === '' ? NaN : Number(s)));
   if (parts.length !== 2 || nums.some((n) => !Number.isFinite(n) || n < 0) || (nums[0] ?? 0) > (nums[1] ?? 0)) {
-    throw errors.validation(`querystring "${name}" must be "min,max" with 0 <= min <= max, got "${v}"`);
+    throw errors.validation(`querystring "${name}" must be "min,max" with 0 <= min <= max, got "${clip(v)}"`);
   }
   return [nums[0] ?? 0, nums[1] ?? 0];
 }
@@ -88,7 +88,7 @@ export function parseDurationRange(v: string | undefined): [number, number] | un
     if (rest.length) throw new Error('too many values');
     return [min ? durationToMs(parseDuration(min)) : 0, max ? durationToMs(parseDuration(max)) : Infinity];
   } catch {
-    throw errors.validation(`querystring "duration_range" must be "min,max" ISO 8601 durations such as PT1H,PT3H, got "${v}"`);
+    throw errors.validation(`querystring "duration_range" must be "min,max" ISO 8601 durations such as PT1H,PT3H, got "${clip(v)}"`);
   }
 }
 
@@ -111,7 +111,7 @@ export function validateSort(values: string[], hasCoordinates: boolean): void {
   for (const v of values) {
     const key = v.startsWith('-') ? v.slice(1) : v;
     if (!(SORT_KEYS as readonly string[]).includes(key)) {
-      throw errors.validation(`querystring "sort_by" has unknown value "${v}": one of ${SORT_KEYS.flatMap((k) => [k, `-${k}`]).join(', ')}`);
+      throw errors.validation(`querystring "sort_by" has unknown value "${clip(v)}": one of ${SORT_KEYS.flatMap((k) => [k, `-${k}`]).join(', ')}`);
     }
     if (key === 'distance' && !hasCoordinates) throw errors.validation('querystring "sort_by" distance needs "coordinates"');
   }

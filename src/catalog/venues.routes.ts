@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
 import { page, paging } from '../http/pagination.js';
 import { ActivitySchema } from './activities.schemas.js';
 import { byId, groupOnline, sortActivities } from './lookup.js';
@@ -34,7 +34,7 @@ export default async function venuesRoutes(app: FastifyInstance) {
     async (request) => {
       const codes = listParam(request.query.country_in).map((c) => c.toUpperCase());
       const bad = codes.find((c) => c.length !== 2);
-      if (bad !== undefined) throw errors.validation(`querystring "country_in" items must be exactly 2 characters, got "${bad}"`);
+      if (bad !== undefined) throw errors.validation(`querystring "country_in" items must be exactly 2 characters, got "${clip(bad)}"`);
       const { status } = request.query;
       const list = catalog.venues.filter((v) => {
         const active = (activities.get(v.id)?.length ?? 0) > 0;

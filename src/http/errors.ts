@@ -18,23 +18,38 @@ export class ApiError extends Error {
   }
 }
 
+/** How many characters of a request value an error message may echo. */
+export const MAX_ECHO = 100;
+
+/**
+ * A request value as an error message may echo it: at most MAX_ECHO characters, then an ellipsis
+ * and the full length, so a 1 MB header or id never comes back as a 1 MB answer.
+ */
+export function clip(value: unknown, max = MAX_ECHO): string {
+  const s = String(value);
+  if (s.length <= max) return s;
+  // Never cut a surrogate pair in half: the answer must stay valid UTF-16 (and so valid UTF-8).
+  const end = /[\uD800-\uDBFF]/.test(s.charAt(max - 1)) ? max - 1 : max;
+  return `${s.slice(0, end)}… (${s.length} characters)`;
+}
+
 export const errors = {
   /** 400 2271: the application header is required on every request. */
   applicationRequired: (header: string) =>
     new ApiError(400, '2271', `Missing header: ${header.toLowerCase()} is required`),
   /** 400 -1: unknown market code. */
   invalidMarket: (header: string, value: string) =>
-    new ApiError(400, '-1', `Invalid market "${value}" in ${header}`),
+    new ApiError(400, '-1', `Invalid market "${clip(value)}" in ${header}`),
   invalidCurrency: (header: string, value: string) =>
-    new ApiError(400, '0', `Invalid currency "${value}" in ${header}: use a code from /currencies`),
+    new ApiError(400, '0', `Invalid currency "${clip(value)}" in ${header}: use a code from /currencies`),
   invalidVersion: (header: string, value: string) =>
-    new ApiError(400, '0', `Invalid version "${value}" in ${header}: expected a version like 3.4.0`),
+    new ApiError(400, '0', `Invalid version "${clip(value)}" in ${header}: expected a version like 3.4.0`),
   /** 400 0: a request parameter or body failed validation. */
   validation: (message: string) => new ApiError(400, '0', message),
   /** 404 1400: resource does not exist. */
   notFound: (message = 'Resource does not exist') => new ApiError(404, '1400', message),
   routeNotFound: (method: string, url: string) =>
-    new ApiError(404, '1400', `No route for ${method} ${url}`),
+    new ApiError(404, '1400', `No route for ${clip(method, 20)} ${clip(url)}`),
   /** 400 1440: a date range that ends before it starts (or before today). */
   endBeforeStart: () => new ApiError(400, '1440', 'End date cannot be before start date.'),
   /** 404 1402: no schedule for that day, ticket count or pickup. */
@@ -46,9 +61,9 @@ export const errors = {
   voucherNotReady: (message: string) => new ApiError(409, '0', message),
   /** 409: the item's status does not allow a cancellation. */
   notCancellable: (uuid: string, status: string) =>
-    new ApiError(409, '0', `Order item ${uuid} cannot be cancelled in status ${status}`),
+    new ApiError(409, '0', `Order item ${clip(uuid)} cannot be cancelled in status ${status}`),
   /** 423: the order was paid already. */
-  alreadyPaid: (uuid: string) => new ApiError(423, '0', `Order ${uuid} has already been paid`),
+  alreadyPaid: (uuid: string) => new ApiError(423, '0', `Order ${clip(uuid)} has already been paid`),
   /** 422: no-payment for an order above zero needs the no-payment scope. */
   paymentNotAllowed: () =>
     new ApiError(422, '0', 'The order total is above zero and this client has no no-payment permission'),
@@ -56,7 +71,7 @@ export const errors = {
   cartLocked: () => new ApiError(423, '-1', "Cart is already connected to order with state 'closed'"),
   /** 403 0: the activity exists but is not published. */
   activityNotAccessible: (uuid: string, status: string) =>
-    new ApiError(403, '0', `Activity ${uuid} is not accessible (status ${status})`),
+    new ApiError(403, '0', `Activity ${clip(uuid)} is not accessible (status ${status})`),
   /** 401 1401: POST /login refused the client (unknown id, wrong secret, application not allowed). */
   invalidClient: (message: string) => new ApiError(401, '1401', message),
   /** 401 1401: a bearer token that is unknown, expired or issued to another application (RFC 6750 header). */
@@ -77,10 +92,20 @@ export const errors = {
       `Order item status cannot move from ${from} to ${to}: ${allowed.length ? `from ${from} it can move to ${allowed.join(', ')}` : `${from} is final`}`,
     ),
   methodNotAllowed: (method: string, url: string) =>
-    new ApiError(405, '0', `Method ${method} is not allowed on ${url}`),
+    new ApiError(405, '0', `Method ${clip(method, 20)} is not allowed on ${clip(url)}`),
   payloadTooLarge: () => new ApiError(413, '0', 'Request body is too large'),
   unsupportedMediaType: (type: string) =>
-    new ApiError(415, '0', `Unsupported Content-Type "${type}": send application/json`),
-  /** 500: anything unexpected; the message never carries internals. */
+    new ApiError(415, '0', `Unsupported Content-Type "${clip(type)}": send application/json`),
+  /** 401 1401: the control API was started with --admin-token and the request lacks it (or sent another). */
+  adminToken: (sent: boolean) =>
+    new ApiError(
+      401,
+      '1401',
+      `${sent ? "The admin token sent is not this server's" : 'The control API needs the admin token'}: send Authorization: Bearer <admin token>, the value of the server's --admin-token or MOCK_SERVER_ADMIN_TOKEN`,
+      { 'WWW-Authenticate': `Bearer realm="mock-server-admin"${sent ? ', error="invalid_token"' : ''}` },
+    ),
+  /** 503: the state file did not take the write, so it was not acknowledged (the message says why). */
+  notStored: (message: string) => new ApiError(503, '0', message),
+    /** 500: anything unexpected; the message never carries internals. */
   internal: () => new ApiError(500, '0', 'There was an error'),
 } as const;

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, errors } from './errors.js';
+import { ApiError, clip, errors } from './errors.js';
 
 /** A failure armed with POST /__admin/faults: the next `times` matching requests answer `status`. */
 export interface Fault {
@@ -49,12 +49,12 @@ const onlyErrors = `only ${FORCED_STATUS.min}..${FORCED_STATUS.max} can be force
 function checkedFault(f: Omit<Fault, 'id'>): Omit<Fault, 'id'> {
   const method = f.method.toUpperCase();
   if (!(FAULT_METHODS as readonly string[]).includes(method)) {
-    throw errors.validation(`body "method" "${f.method}" is not allowed: one of ${FAULT_METHODS.join(', ')}`);
+    throw errors.validation(`body "method" "${clip(f.method)}" is not allowed: one of ${FAULT_METHODS.join(', ')}`);
   }
   if (!f.path.startsWith('/')) {
-    throw errors.validation(`body "path" "${f.path}" must start with "/" (a path under the base path, or the full path)`);
+    throw errors.validation(`body "path" "${clip(f.path)}" must start with "/" (a path under the base path, or the full path)`);
   }
-  if (!forcible(f.status)) throw errors.validation(`body "status" ${f.status}: ${onlyErrors}`);
+  if (!forcible(f.status)) throw errors.validation(`body "status" ${clip(f.status)}: ${onlyErrors}`);
   return { ...f, method };
 }
 
@@ -65,11 +65,11 @@ export function parsePrefer(header: string): { code?: number; delay?: number } {
     const [key = '', value = ''] = part.split('=').map((x) => x.trim());
     const n = Number(value);
     if (key === 'code') {
-      if (!/^\d{3}$/.test(value)) throw errors.validation(`Prefer: code must be an HTTP status 400..599, got "${value}"`);
-      if (!forcible(n)) throw errors.validation(`Prefer: code=${value}: ${onlyErrors}`);
+      if (!/^\d{3}$/.test(value)) throw errors.validation(`Prefer: code must be an HTTP status 400..599, got "${clip(value)}"`);
+      if (!forcible(n)) throw errors.validation(`Prefer: code=${clip(value)}: ${onlyErrors}`);
       out.code = n;
     } else if (key === 'delay') {
-      if (!/^\d+$/.test(value) || n > MAX_DELAY) throw errors.validation(`Prefer: delay must be milliseconds 0..${MAX_DELAY}, got "${value}"`);
+      if (!/^\d+$/.test(value) || n > MAX_DELAY) throw errors.validation(`Prefer: delay must be milliseconds 0..${MAX_DELAY}, got "${clip(value)}"`);
       out.delay = n;
     }
     // Other preferences (return=minimal, …) are not ours to refuse.
@@ -127,7 +127,7 @@ async function faultHookPlugin(app: FastifyInstance, opts: { basePath: string })
     const fault = app.faults.take(request.method, [relative, path]);
     if (fault) {
       if (fault.delay_ms) await sleep(fault.delay_ms);
-      fail(reply, fault.status, `Fault ${fault.id} (POST /__admin/faults): ${fault.method} ${fault.path} answers ${fault.status}`);
+      fail(reply, fault.status, `Fault ${fault.id} (POST /__admin/faults): ${fault.method} ${clip(fault.path)} answers ${fault.status}`);
       return true;
     }
     if (typeof prefer === 'string' && prefer !== '') {

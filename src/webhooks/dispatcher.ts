@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Store, Tenant } from '../store/index.js';
-import { ApiError, errors } from '../http/errors.js';
+import { ApiError, clip, errors } from '../http/errors.js';
 import { serializePayload, type OrderItemSnapshot } from './payload.js';
 import { signatureHeaders } from './signer.js';
 import { WebhookSender, type AttemptResult } from './sender.js';
@@ -136,7 +136,7 @@ export class WebhookDispatcher {
   /** Sends a delivery again now, with a fresh round of retries; 404 unknown, 409 while an attempt is running. */
   async redeliver(id: string): Promise<Delivery> {
     const app = this.#apps.get(id);
-    if (app === undefined || !this.get(id)) throw errors.notFound(`No webhook delivery ${id}`);
+    if (app === undefined || !this.get(id)) throw errors.notFound(`No webhook delivery ${clip(id)}`);
     if (this.#inFlight.has(id)) throw new ApiError(409, '0', `Webhook delivery ${id} is being attempted right now: try again when the attempt ends`);
     const now = this.opts.clock.now().toISOString();
     const d = await this.opts.store.update(app, (t) => {

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { clip } from '../http/errors.js';
 import { Memo } from '../memo.js';
 import { Http1Client } from './http1.js';
 
@@ -27,13 +28,14 @@ export function webhookUrlProblem(raw: string): string | null {
   try {
     url = new URL(raw);
   } catch {
-    return `"${raw}" is not a URL`;
+    return `"${clip(raw)}" is not a URL`;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `"${raw}" must be an http or https URL`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `"${clip(raw)}" must be an http or https URL`;
   try {
     splitCredentials(raw);
   } catch {
-    return `"${raw}" has user:password credentials that are not valid percent-encoding`;
+    // Not echoed: the value holds a password.
+    return 'the URL has user:password credentials that are not valid percent-encoding';
   }
   return null;
 }

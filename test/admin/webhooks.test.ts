@@ -1,5 +1,8 @@
 import t from 'tap';
+import { join } from 'node:path';
 import { fixedClock } from '../../src/clock.js';
+import { createStore } from '../../src/store/index.js';
+import { tempDir } from '../tmp.js';
 import { buildWebhookApp, deadPort, snapshot, startReceiver, T0 } from '../webhooks/receiver.js';
 
 t.test('GET /__admin/webhooks/deliveries lists attempts and state, with filters', async (t) => {
@@ -103,6 +106,24 @@ t.test('PUT /__admin/webhooks/config per application or for all', async (t) => {
   t.equal(await app.webhooks.enqueue('acme', snapshot()), null);
 });
 
+t.test('the configuration for all survives a restart, and beats the flags it replaced', async (t) => {
+  const file = join(tempDir(t), 'state.json');
+  const flags = { webhookUrl: 'http://127.0.0.1:9/from-flags' };
+  const first = await buildWebhookApp({ config: flags, store: await createStore(file) });
+  t.equal((await first.inject({ method: 'PUT', url: '/__admin/webhooks/config', payload: { url: 'http://127.0.0.1:9/from-control', secret: 's' } })).statusCode, 200);
+  // No close: what a kill -9 leaves.
+  const second = await buildWebhookApp({ config: flags, store: await createStore(file) });
+  t.teardown(async () => {
+    await second.close();
+    await first.close();
+  });
+  t.same((await second.inject({ url: '/__admin/webhooks/config' })).json().default, { url: 'http://127.0.0.1:9/from-control', signed: true });
+  await second.inject({ method: 'PUT', url: '/__admin/webhooks/config', payload: { url: null } });
+  const third = await buildWebhookApp({ config: flags, store: await createStore(file) });
+  t.teardown(() => third.close());
+  t.equal((await third.inject({ url: '/__admin/webhooks/config' })).json().default, null, 'switched off for all stays off');
+});
+
 t.test('PUT /__admin/webhooks/config refuses bad input with 400 {code, message}', async (t) => {
   const app = await buildWebhookApp();
   t.teardown(() => app.close());
@@ -110,7 +131,7 @@ t.test('PUT /__admin/webhooks/config refuses bad input with 400 {code, message}'
   const cases: Array<[unknown, RegExp]> = [
     [{ url: 'not a url' }, /"url": "not a url" is not a URL/],
     [{ url: 'ftp://example.com/x' }, /must be an http or https URL/],
-    [{ url: 'http://u:p%zz@127.0.0.1:9/x' }, /"url": "http:\/\/u:p%zz@127.0.0.1:9\/x" has user:password credentials that are not valid percent-encoding/],
+    [{ url: 'http://u:p%zz@127.0.0.1:9/x' }, /"url": the URL has user:password credentials that are not valid percent-encoding/],
     [{ url: null, secret: 'x' }, /"secret" needs a "url"/],
     [{ secret: 'x' }, /url/],
     [{ url: `http://127.0.0.1:${port}/`, colour: 'red' }, /colour/],
