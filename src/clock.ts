@@ -8,6 +8,8 @@ export interface Clock {
   advance(ms: number): void;
   /** Jumps to a given instant (later reads move on from there, at real speed unless frozen). */
   set(at: Date): void;
+  /** How far the clock is from real time (ms): what a restart needs to come back to the same time. */
+  offset(): number;
   /**
    * Calls `listener` after every advance() or set(), so timers that follow the server clock
    * (webhook retries, scenario steps) can catch up at once. Returns a function that removes it.
@@ -29,9 +31,9 @@ function listeners(): { add(l: () => void): () => void; emit(): void } {
   };
 }
 
-/** Real time plus an offset that the control API can move. */
-export function systemClock(): Clock {
-  let offset = 0;
+/** Real time plus an offset that the control API can move (a restart passes the one it saved). */
+export function systemClock(initialOffset = 0): Clock {
+  let offset = initialOffset;
   const changed = listeners();
   return {
     now: () => new Date(Date.now() + offset),
@@ -43,6 +45,7 @@ export function systemClock(): Clock {
       offset = at.getTime() - Date.now();
       changed.emit();
     },
+    offset: () => offset,
     onChange: changed.add,
   };
 }
@@ -61,6 +64,7 @@ export function fixedClock(start: Date | string = '2026-01-15T10:00:00Z'): Clock
       t = at.getTime();
       changed.emit();
     },
+    offset: () => t - Date.now(),
     onChange: changed.add,
   };
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
 import { addDuration, DurationError, parseDuration } from '../time/duration.js';
 
 const ClockBodySchema = Type.Object(
@@ -23,12 +23,12 @@ const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 function target(at: number, field: string, asked: string): number {
   if (Number.isNaN(at) || at < EARLIEST || at > LATEST) {
-    throw errors.validation(`body "${field}": ${asked} would put the clock outside 1970-01-01T00:00:00Z..9999-12-31T23:59:59Z`);
+    throw errors.validation(`body "${field}": ${clip(asked)} would put the clock outside 1970-01-01T00:00:00Z..9999-12-31T23:59:59Z`);
   }
   return at;
 }
 
-/** POST /__admin/clock: moves the server clock that token expiry, delays and retries follow. */
+/** POST /__admin/clock: moves the server clock that token expiry, delays and retries follow; a restart keeps it. */
 export default async function clockRoutes(app: FastifyInstance) {
   app.post<{ Body: Static<typeof ClockBodySchema> }>(
     '/clock',
@@ -44,17 +44,21 @@ export default async function clockRoutes(app: FastifyInstance) {
         try {
           to = addDuration(now, parseDuration(advance)).getTime();
         } catch (e) {
-          if (e instanceof DurationError || e instanceof RangeError) throw errors.validation(`body "advance": ${e.message}`);
+          if (e instanceof DurationError || e instanceof RangeError) throw errors.validation(`body "advance": ${clip(e.message, 200)}`);
           throw e;
         }
         app.clock.advance(target(to, 'advance', advance) - now.getTime());
       } else {
         const at = Date.parse(set as string);
         if (!DATE_TIME.test(set as string) || Number.isNaN(at)) {
-          throw errors.validation(`body "set" must be a date-time with a zone such as 2026-03-01T09:00:00Z, got "${set}"`);
+          throw errors.validation(`body "set" must be a date-time with a zone such as 2026-03-01T09:00:00Z, got "${clip(set)}"`);
         }
         app.clock.set(new Date(target(at, 'set', set as string)));
       }
+      // Kept in the state file: after a restart, token expiry, pending retries and scenario steps
+      // go on at the time they were moved to, not back at real time.
+      const offset = app.clock.offset();
+      await app.store.updateServer((s) => void (s.clock_offset_ms = offset));
       return { now: app.clock.now().toISOString() };
     },
   );

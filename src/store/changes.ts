@@ -1,97 +1,16 @@
-import { dict, type State, type Tenant } from './schema.js';
+import { dict, type ServerState, type State, type Tenant } from './schema.js';
 
 /**
- * Change tracking for group commit. An update() runs its function on a proxy of the tenant that
- * notes which fields and which keys of collections it touched; a flush then serializes only those
- * (their values at flush time) instead of the whole state. The cost of a write is the size of what
- * it changed, not the size of the file.
+ * Change tracking for the write-ahead log. An update() runs its function on a proxy of the tenant
+ * that notes which fields and which keys of collections it touched, and logs only those (their
+ * values at the end of the update) instead of the whole state: the cost of a write is the size of
+ * what it changed, not the size of the file.
  */
-
-type FieldMarks = Map<string, 'whole' | Set<string>>;
-
-/** What changed since the last flush: reset-all, whole tenants, whole fields, or keys of collections. */
-export class ChangeSet {
-  resetAll = false;
-  readonly apps = new Map<string, 'whole' | FieldMarks>();
-
-  get empty(): boolean {
-    return !this.resetAll && this.apps.size === 0;
-  }
-
-  markAll(): void {
-    this.resetAll = true;
-    this.apps.clear();
-  }
-
-  markTenant(app: string): void {
-    this.apps.set(app, 'whole');
-  }
-
-  markField(app: string, field: string): void {
-    const t = this.fields(app);
-    t?.set(field, 'whole');
-  }
-
-  markKey(app: string, field: string, key: string): void {
-    const t = this.fields(app);
-    if (!t) return;
-    let f = t.get(field);
-    if (f === 'whole') return;
-    if (!f) t.set(field, (f = new Set()));
-    f.add(key);
-  }
-
-  /** Takes back changes whose flush failed, so that the next flush writes them. */
-  absorb(older: ChangeSet): void {
-    if (older.resetAll) this.resetAll = true;
-    for (const [app, marks] of older.apps) {
-      if (marks === 'whole') this.markTenant(app);
-      else
-        for (const [field, keys] of marks) {
-          if (keys === 'whole') this.markField(app, field);
-          else for (const k of keys) this.markKey(app, field, k);
-        }
-    }
-  }
-
-  private fields(app: string): FieldMarks | null {
-    const t = this.apps.get(app);
-    if (t === 'whole') return null;
-    if (t) return t;
-    const m: FieldMarks = new Map();
-    this.apps.set(app, m);
-    return m;
-  }
-
-  /** The log operations that bring a copy of the state up to date (values as they are now). */
-  toOps(state: State): Op[] {
-    const ops: Op[] = [];
-    if (this.resetAll) ops.push(['ra']);
-    for (const [app, marks] of this.apps) {
-      const tenant = state.tenants[app] as unknown as Record<string, Record<string, unknown>> | undefined;
-      if (!tenant || marks === 'whole') {
-        ops.push(['t', app, (tenant ?? null) as Tenant | null]);
-        continue;
-      }
-      for (const [field, keys] of marks) {
-        const value = tenant[field];
-        if (keys === 'whole' || value === null || typeof value !== 'object') {
-          ops.push(value === undefined ? ['df', app, field] : ['f', app, field, value]);
-          continue;
-        }
-        for (const k of keys) {
-          const v = value[k];
-          ops.push(v === undefined ? ['dk', app, field, k] : ['k', app, field, k, v]);
-        }
-      }
-    }
-    return ops;
-  }
-}
 
 /** One line of the write-ahead log holds an array of these, applied in order. */
 export type Op =
   | ['ra']
+  | ['s', ServerState]
   | ['t', string, Tenant | null]
   | ['f', string, string, unknown]
   | ['df', string, string]
@@ -101,7 +20,7 @@ export type Op =
 /** Applies one logged operation; throws on anything that is not one (a corrupt log). */
 export function applyOp(state: State, op: unknown, emptyTenant: () => Tenant): void {
   // Names (application, field, key) are strings at fixed positions; values are anything JSON.
-  const names = { ra: 0, t: 1, f: 2, df: 2, k: 3, dk: 3 } as Record<string, number>;
+  const names = { ra: 0, s: 0, t: 1, f: 2, df: 2, k: 3, dk: 3 } as Record<string, number>;
   const n = Array.isArray(op) && typeof op[0] === 'string' ? names[op[0]] : undefined;
   if (n === undefined || !(op as unknown[]).slice(1, n + 1).every((x) => typeof x === 'string')) {
     throw new Error('not a log operation');
@@ -118,6 +37,9 @@ export function applyOp(state: State, op: unknown, emptyTenant: () => Tenant): v
   switch (o[0]) {
     case 'ra':
       state.tenants = dict();
+      return;
+    case 's':
+      state.server = o[1];
       return;
     case 't':
       if (o[2] === null) delete tenants[o[1]];
@@ -238,13 +160,22 @@ export function track(tenant: Tenant) {
 
   return {
     proxy,
-    /** Notes what this update touched in the pending change set. */
-    record(changes: ChangeSet, app: string): void {
-      for (const field of savedFields.keys()) changes.markField(app, field);
-      for (const [field, keys] of savedKeys) {
-        if (savedFields.has(field)) continue;
-        for (const k of keys.keys()) changes.markKey(app, field, k);
+    /** The log operations that bring a copy of the tenant up to date with what this update touched. */
+    ops(app: string): Op[] {
+      const ops: Op[] = [];
+      for (const field of savedFields.keys()) {
+        const value = raw[field];
+        ops.push(value === undefined ? ['df', app, field] : ['f', app, field, value]);
       }
+      for (const [field, keys] of savedKeys) {
+        const coll = raw[field] as Record<string, unknown>;
+        if (savedFields.has(field)) continue;
+        for (const k of keys.keys()) {
+          const v = coll[k];
+          ops.push(v === undefined ? ['dk', app, field, k] : ['k', app, field, k, v]);
+        }
+      }
+      return ops;
     },
     /** Puts every touched field and key back as it was before the update. */
     rollback(): void {

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import type { Store } from './store.js';
 
+export { sweepDue } from './retention.js';
 export { createStore, StoreError, type Store, type StoreOptions, type StoreStats } from './store.js';
 export type { State, Tenant, TokenRecord, DestinationChanges, ScenarioRunRecord, CartRecord, OrderRecord, DeliveryRecord, JournalEntry, WebhookConfig } from './schema.js';
 

@@ -67,9 +67,21 @@ export interface Tenant {
   counters: Record<string, number>;
 }
 
+/** Server-wide state that is no application's: what a restart must not forget. */
+export interface ServerState {
+  /** How far POST /__admin/clock moved the server clock from real time, in ms. */
+  clock_offset_ms: number;
+  /**
+   * The webhook target of every application without its own, as PUT /__admin/webhooks/config without
+   * an application set it (null: none); absent, --webhook-url and --webhook-secret apply.
+   */
+  webhook_default?: WebhookConfig | null;
+}
+
 export interface State {
   /** File format version; bumped with a migration when a change is not additive. */
   version: 1;
+  server: ServerState;
   tenants: Record<string, Tenant>;
 }
 
@@ -97,8 +109,12 @@ export function emptyTenant(): Tenant {
   };
 }
 
+export function emptyServer(): ServerState {
+  return { clock_offset_ms: 0 };
+}
+
 export function emptyState(): State {
-  return { version: STATE_VERSION, tenants: dict() };
+  return { version: STATE_VERSION, server: emptyServer(), tenants: dict() };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -112,6 +128,8 @@ export function normalizeState(raw: unknown): State | string {
   if (!isObject(raw)) return 'the top level must be a JSON object';
   if (raw.version !== STATE_VERSION) return `"version" must be ${STATE_VERSION}, found ${JSON.stringify(raw.version)}`;
   if (!isObject(raw.tenants)) return '"tenants" must be an object';
+  const server = problemInServer(raw);
+  if (server) return server;
   const defaults = emptyTenant() as unknown as Record<string, unknown>;
   Object.setPrototypeOf(raw.tenants, null);
   for (const [app, tenant] of Object.entries(raw.tenants)) {
@@ -124,4 +142,17 @@ export function normalizeState(raw: unknown): State | string {
     }
   }
   return raw as unknown as State;
+}
+
+/** Fills or checks the "server" section (files written before it existed have none). */
+function problemInServer(raw: Record<string, unknown>): string | null {
+  if (raw.server === undefined) raw.server = emptyServer();
+  const s = raw.server;
+  if (!isObject(s)) return '"server" must be an object';
+  const defaults = emptyServer();
+  s.clock_offset_ms ??= defaults.clock_offset_ms;
+  if (typeof s.clock_offset_ms !== 'number' || !Number.isFinite(s.clock_offset_ms)) return '"server.clock_offset_ms" must be a number';
+  const hook = s.webhook_default;
+  if (hook !== undefined && hook !== null && (!isObject(hook) || typeof hook.url !== 'string')) return '"server.webhook_default" must be null or {url, secret}';
+  return null;
 }

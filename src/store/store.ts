@@ -1,9 +1,10 @@
-import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { access, mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
-import { JSONFile } from 'lowdb/node';
-import { ChangeSet, track } from './changes.js';
-import { emptyState, emptyTenant, normalizeState, type State, type Tenant } from './schema.js';
+import { track, type Op } from './changes.js';
+import { emptyState, emptyTenant, normalizeState, type ServerState, type State, type Tenant } from './schema.js';
+import { StateFile, syncDirectory } from './state-file.js';
 import { readLog, StoreError } from './wal.js';
 
 export { StoreError } from './wal.js';
@@ -26,6 +27,10 @@ export interface Store {
   tenant(application: string): Readonly<Tenant>;
   /** Applications that have state. */
   applications(): string[];
+  /** Server-wide state (the clock's offset, the default webhook target). */
+  server(): Readonly<ServerState>;
+  /** Changes the server-wide state; resolves once it is durable. */
+  updateServer(fn: (server: ServerState) => void): Promise<void>;
   /**
    * Runs `fn` on the tenant (synchronously: no awaits inside) and resolves with its result once a
    * write holding the change is on disk. If `fn` throws, its changes are undone and nothing is written.
@@ -38,15 +43,17 @@ export interface Store {
   reset(application?: string): Promise<void>;
   /** Called after every reset (e.g. to cancel timers of the dropped tenant); null = all. */
   onReset(listener: (application: string | null) => void): void;
-  /** Resolves when everything written so far is on disk. */
+  /** Resolves when everything written so far is on disk and a compaction under way has ended. */
   flush(): Promise<void>;
   /** Flushes, folds the log into the state file and closes it. */
   close(): Promise<void>;
 }
 
 export interface StoreOptions {
-  /** Fold the log into the state file when it grows past max(this, state file size). Default 8 MB. */
+  /** Fold the log into the state file when it grows past this; default max(8 MB, the state file's size). */
   compactBytes?: number;
+  /** Told about trouble that no request answers for (a failed background compaction, a recovery). */
+  warn?: (message: string) => void;
 }
 
 const EMPTY: Readonly<Tenant> = Object.freeze(emptyTenant());
@@ -54,43 +61,78 @@ for (const v of Object.values(EMPTY)) if (v !== null) Object.freeze(v);
 
 /**
  * Opens the state: 'memory', or a lowdb JSON file (default `.mock-server/state.json`) plus its
- * write-ahead log `<file>.wal`. Throws a StoreError (userFacing) when either cannot be read or parsed;
- * nothing is written in that case.
+ * write-ahead log `<file>.wal` (and `<file>.wal.old` while a compaction runs). Throws a StoreError
+ * (userFacing) when they cannot be read, parsed or written; nothing is written in that case.
  */
 export async function createStore(db: string, opts: StoreOptions = {}): Promise<Store> {
   if (db === 'memory') {
     const low = new Low<State>(new Memory<State>(), emptyState());
-    await low.read();
     return new LowStore(low, 'memory', null, opts);
   }
   const file = resolve(db);
-  try {
-    await mkdir(dirname(file), { recursive: true });
-  } catch (e) {
-    throw new StoreError(`Cannot create the directory of state file ${file}: ${(e as Error).message}`);
+  const adapter = new StateFile(file);
+  const exists = await checkWritable(file);
+  let raw: unknown = emptyState();
+  if (exists) {
+    try {
+      raw = await adapter.read();
+    } catch (e) {
+      const why = e instanceof SyntaxError ? `it is not valid JSON (${e.message})` : (e as Error).message;
+      throw new StoreError(`State file ${file} cannot be used: ${why}. ${await untouched(adapter)}`);
+    }
   }
-  const low = new Low<State>(new JSONFile<State>(file), emptyState());
-  try {
-    await low.read();
-  } catch (e) {
-    const why = e instanceof SyntaxError ? `it is not valid JSON (${e.message})` : (e as Error).message;
-    throw new StoreError(
-      `State file ${file} cannot be used: ${why}. It was left untouched: fix it, move it away, or start with --db memory.`,
-    );
-  }
-  const checked = normalizeState(low.data);
+  const checked = normalizeState(raw);
   if (typeof checked === 'string') {
-    throw new StoreError(`State file ${file} is not a mock-server state file: ${checked}. It was left untouched.`);
+    throw new StoreError(`State file ${file} is not a mock-server state file: ${checked}. ${await untouched(adapter)}`);
   }
-  low.data = checked;
+  const low = new Low<State>(adapter, checked);
   const logFile = `${file}.wal`;
-  const replayed = await readLog(logFile, low.data, emptyTenant);
+  let replayed = false;
+  for (const log of [`${logFile}.old`, logFile]) {
+    const r = await readLog(log, low.data, emptyTenant);
+    replayed ||= r.lines > 0 || r.tornTail;
+  }
   const again = normalizeState(low.data);
   if (typeof again === 'string') throw new StoreError(`State log ${logFile} is corrupt: ${again}. It was left untouched.`);
   low.data = again;
   const store = new LowStore(low, file, logFile, opts);
-  await store.openLog(replayed.lines > 0 || replayed.tornTail);
+  await store.open(replayed || !exists);
   return store;
+}
+
+/** What the refusal of a bad state file tells the person who has to fix it. */
+async function untouched(adapter: StateFile): Promise<string> {
+  const backup = existsSync(adapter.backup) ? ` The last good state is ${adapter.backup}: copy it over the state file to restore it.` : '';
+  return `It was left untouched: fix it, move it away, or start with --db memory.${backup}`;
+}
+
+/**
+ * Refuses, before anything is written, a state file or directory that cannot be written: the user
+ * learns at start, not at the first booking. Permission bits count even for root (who could write
+ * anyway): a file made read-only is meant to stay as it is. Returns whether the file exists.
+ */
+async function checkWritable(file: string): Promise<boolean> {
+  const dir = dirname(file);
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (e) {
+    throw new StoreError(`Cannot create the directory of state file ${file}: ${(e as Error).message}`);
+  }
+  const writable = async (path: string, what: string) => {
+    const st = await stat(path);
+    const problem = (st.mode & 0o200) === 0 ? 'it is read-only' : await access(path, constants.W_OK).then(() => null, (e: Error) => e.message);
+    if (problem) throw new StoreError(`State ${what} ${path} cannot be written (${problem}): make it writable, choose another --db, or start with --db memory.`);
+    return st;
+  };
+  await writable(dir, 'directory');
+  try {
+    const st = await writable(file, 'file');
+    if (!st.isFile()) throw new StoreError(`State file ${file} is not a regular file.`);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw e;
+  }
 }
 
 interface Waiter {
@@ -100,15 +142,22 @@ interface Waiter {
 
 class LowStore implements Store {
   readonly stats: StoreStats = { writes: 0, flushes: 0, compactions: 0 };
-  #pending = new ChangeSet();
+  /** Serialized operations of updates not yet on disk, each a JSON array. */
+  #pending: string[] = [];
   #waiters: Waiter[] = [];
   #running: Promise<void> | null = null;
   #log: FileHandle | null = null;
   #logBytes = 0;
-  #snapshotBytes = 0;
+  /** `<log>.old` exists: the log of a compaction that has not finished. */
+  #oldLog = false;
+  /** A background compaction. */
+  #compacting: Promise<void> | null = null;
+  /** An append failed or the log was removed: the next flush writes the whole state afresh. */
+  #broken: Error | null = null;
   #closed = false;
   readonly #resetListeners: Array<(app: string | null) => void> = [];
-  readonly #compactBytes: number;
+  readonly #compactBytes: number | undefined;
+  readonly #warn: (message: string) => void;
 
   constructor(
     private readonly low: Low<State>,
@@ -116,18 +165,25 @@ class LowStore implements Store {
     readonly logLocation: string | null,
     opts: StoreOptions,
   ) {
-    this.#compactBytes = opts.compactBytes ?? 8 * 1024 * 1024;
+    this.#compactBytes = opts.compactBytes;
+    this.#warn = opts.warn ?? ((m) => process.emitWarning(m));
+  }
+
+  get #file(): StateFile {
+    return this.low.adapter as StateFile;
   }
 
   /** Opens the log for appending; folds a replayed log into the state file first. */
-  async openLog(compactFirst: boolean): Promise<void> {
-    if (!this.logLocation) return;
+  async open(compactFirst: boolean): Promise<void> {
+    const logFile = this.logLocation as string;
     try {
-      this.#log = await open(this.logLocation, 'a');
-      this.#logBytes = (await this.#log.stat()).size;
-      this.#snapshotBytes = await fileSize(this.location);
-      // A missing state file is written at once, so a user sees where the state lives.
-      if (compactFirst || this.#snapshotBytes === 0) await this.#compact();
+      this.#oldLog = existsSync(`${logFile}.old`);
+      if (compactFirst || this.#oldLog) await this.#rewrite();
+      else this.#file.bytes = (await stat(this.location)).size;
+      if (!this.#log) {
+        this.#log = await open(logFile, 'a');
+        this.#logBytes = (await this.#log.stat()).size;
+      }
     } catch (e) {
       await this.#log?.close();
       throw new StoreError(`Cannot write state file ${this.location} or its log: ${(e as Error).message}`);
@@ -142,6 +198,10 @@ class LowStore implements Store {
     return Object.keys(this.low.data.tenants);
   }
 
+  server(): Readonly<ServerState> {
+    return this.low.data.server;
+  }
+
   update<T>(application: string, fn: (tenant: Tenant) => T): Promise<T> {
     if (this.#closed) return Promise.reject(new Error('store is closed'));
     const tenants = this.low.data.tenants;
@@ -149,58 +209,69 @@ class LowStore implements Store {
     const tenant = created ? (tenants[application] = emptyTenant()) : (tenants[application] as Tenant);
     const t = track(tenant);
     let result: T;
+    let line: string;
     try {
       result = fn(t.proxy);
       if (result instanceof Promise) throw new TypeError('store.update() takes a synchronous function');
+      // Serialized now, not at the flush: a value that cannot be written (too deep, circular) fails
+      // this update alone, instead of every flush after it.
+      line = serialize(created ? [['t', application, tenant]] : t.ops(application));
     } catch (err) {
       t.rollback();
       if (created) delete tenants[application];
       return Promise.reject(err);
     }
-    if (created) this.#pending.markTenant(application);
-    else t.record(this.#pending, application);
     this.stats.writes++;
-    return this.#commit().then(() => result);
+    return this.#commit(line).then(() => result);
+  }
+
+  updateServer(fn: (server: ServerState) => void): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('store is closed'));
+    const next = { ...this.low.data.server };
+    let line: string;
+    try {
+      fn(next);
+      line = serialize([['s', next]]);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    this.low.data.server = next;
+    this.stats.writes++;
+    return this.#commit(line);
   }
 
   reset(application?: string): Promise<void> {
-    if (application === undefined) {
-      this.low.data.tenants = emptyState().tenants;
-      this.#pending.markAll();
-    } else {
-      delete this.low.data.tenants[application];
-      this.#pending.markTenant(application);
-    }
+    if (this.#closed) return Promise.reject(new Error('store is closed'));
+    if (application === undefined) this.low.data.tenants = emptyState().tenants;
+    else delete this.low.data.tenants[application];
     this.stats.writes++;
     for (const l of this.#resetListeners) l(application ?? null);
-    return this.#commit();
+    return this.#commit(serialize(application === undefined ? [['ra']] : [['t', application, null]]));
   }
 
   onReset(listener: (application: string | null) => void): void {
     this.#resetListeners.push(listener);
   }
 
-  flush(): Promise<void> {
-    return this.#running ?? Promise.resolve();
+  async flush(): Promise<void> {
+    while (this.#running || this.#compacting) await Promise.all([this.#running?.catch(() => undefined), this.#compacting]);
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    while (this.#running) await this.#running;
-    if (this.#log) {
-      if (this.#logBytes > 0) await this.#compact();
-      await this.#log.close();
-      this.#log = null;
-    }
+    while (this.#running) await this.#running.catch(() => undefined);
+    await this.#compacting;
+    if (!this.#log) return;
+    if (this.#logBytes > 0 || this.#oldLog || this.#broken || this.#pending.length > 0) await this.#rewrite();
+    await this.#log.close();
+    this.#log = null;
   }
 
   /** Group commit: writers wait for the next flush; one flush serves everyone who wrote before it began. */
-  #commit(): Promise<void> {
-    if (!this.#log) {
-      this.#pending = new ChangeSet();
-      return Promise.resolve();
-    }
+  #commit(line: string): Promise<void> {
+    if (!this.logLocation) return Promise.resolve();
+    this.#pending.push(line);
     return new Promise<void>((resolve, reject) => {
       this.#waiters.push({ resolve, reject });
       this.#running ??= this.#loop();
@@ -213,16 +284,17 @@ class LowStore implements Store {
     try {
       while (this.#waiters.length > 0) {
         const waiters = this.#waiters;
-        const changes = this.#pending;
+        const lines = this.#pending;
         this.#waiters = [];
-        this.#pending = new ChangeSet();
+        this.#pending = [];
         try {
-          await this.#flushOnce(changes);
+          await this.#append(lines);
           for (const w of waiters) w.resolve();
         } catch (err) {
-          // Still in memory: the next flush writes these changes again.
-          this.#pending.absorb(changes);
-          for (const w of waiters) w.reject(err);
+          // Still in memory, in order: the next flush writes them again, or a rewrite holds them.
+          this.#pending = lines.concat(this.#pending);
+          const e = new StoreWriteError(this.location, err as Error);
+          for (const w of waiters) w.reject(e);
         }
       }
     } finally {
@@ -230,49 +302,102 @@ class LowStore implements Store {
     }
   }
 
-  async #flushOnce(changes: ChangeSet): Promise<void> {
+  /** One log line holding every pending update, made durable; or the whole state when the log cannot be trusted. */
+  async #append(lines: string[]): Promise<void> {
     const log = this.#log as FileHandle;
-    if (this.#logBytes > Math.max(this.#compactBytes, this.#snapshotBytes)) {
-      await this.#compact();
+    // A log that was deleted (its directory removed, say) takes writes that no restart will read.
+    if (!this.#broken && (await log.stat()).nlink === 0) this.#broken = new Error(`the log ${this.logLocation} was removed`);
+    if (this.#broken) {
+      await this.#recover();
       return;
     }
-    const ops = changes.toOps(this.low.data);
-    if (ops.length === 0) return;
-    const line = Buffer.from(`${JSON.stringify(ops)}\n`);
-    await log.write(line);
-    await log.datasync();
+    const body = lines.map((l) => l.slice(1, -1)).filter((l) => l !== '').join(',');
+    if (body === '') return;
+    const line = Buffer.from(`[${body}]\n`);
+    try {
+      await log.write(line);
+      await log.datasync();
+    } catch (e) {
+      // Part of the line may be on disk: a line appended after it would read as corrupt.
+      this.#broken = e as Error;
+      throw e;
+    }
     this.#logBytes += line.length;
+    this.stats.flushes++;
+    if (!this.#compacting && this.#logBytes > (this.#compactBytes ?? Math.max(8 * 1024 * 1024, this.#file.bytes))) await this.#startCompaction();
+  }
+
+  /**
+   * Folds the log into the state file without stopping writes: the log is renamed `<log>.old` and a
+   * fresh one takes every write from now on, while the state is written in slices beside them. A
+   * start replays `<log>.old` then `<log>` over the state file, whichever of the steps a crash cut.
+   */
+  async #startCompaction(): Promise<void> {
+    const logFile = this.logLocation as string;
+    if (!this.#oldLog) {
+      await rename(logFile, `${logFile}.old`);
+      this.#oldLog = true;
+      const fresh = await open(logFile, 'a');
+      const old = this.#log as FileHandle;
+      this.#log = fresh;
+      this.#logBytes = 0;
+      await old.close();
+      await syncDirectory(logFile);
+    }
+    // Without a rotation (an earlier compaction failed), the log holds changes from before this
+    // compaction too: replaying them over the new state file is harmless, every operation sets a value.
+    this.#compacting = this.low
+      .write()
+      .then(() => this.#dropOldLog())
+      .catch((e: Error) => this.#warn(`Compaction of state file ${this.location} failed, the log keeps every change: ${e.message}`))
+      .finally(() => (this.#compacting = null));
+  }
+
+  async #dropOldLog(): Promise<void> {
+    await rm(`${this.logLocation}.old`, { force: true });
+    this.#oldLog = false;
+    this.stats.compactions++;
     this.stats.flushes++;
   }
 
   /**
-   * Writes the whole state through lowdb (temp file + rename, so a crash leaves the old or the new
-   * file, never half of one), makes it durable, then empties the log. A crash between the rename
-   * and the truncation replays the log over a state that already holds it: every operation sets a
-   * value, so applying it twice gives the same state.
+   * Writes the whole state (everything in memory, pending updates included) and starts an empty log.
+   * At start, at close, and to recover a log that failed or was removed (the directory is created again).
    */
-  async #compact(): Promise<void> {
-    const log = this.#log as FileHandle;
+  async #rewrite(): Promise<void> {
+    await this.#compacting;
+    await mkdir(dirname(this.location), { recursive: true });
     await this.low.write();
-    const fh = await open(this.location, 'r');
-    try {
-      await fh.sync();
-      this.#snapshotBytes = (await fh.stat()).size;
-    } finally {
-      await fh.close();
-    }
-    await log.truncate(0);
-    await log.datasync();
+    const logFile = this.logLocation as string;
+    // Appending: every write lands at the end, wherever another handle left the file.
+    const fresh = await open(logFile, 'a');
+    await fresh.truncate(0);
+    await fresh.datasync();
+    await this.#log?.close().catch(() => undefined);
+    this.#log = fresh;
     this.#logBytes = 0;
-    this.stats.compactions++;
-    this.stats.flushes++;
+    await this.#dropOldLog();
+    await syncDirectory(logFile);
+  }
+
+  async #recover(): Promise<void> {
+    const why = (this.#broken as Error).message;
+    await this.#rewrite();
+    this.#pending = [];
+    this.#broken = null;
+    this.#warn(`State file ${this.location} was written afresh after a write problem (${why}); nothing was lost`);
   }
 }
 
-async function fileSize(file: string): Promise<number> {
-  try {
-    return (await stat(file)).size;
-  } catch {
-    return 0;
+/** A write that could not reach the disk: answered 503, never acknowledged. */
+export class StoreWriteError extends Error {
+  readonly statusCode = 503;
+  constructor(file: string, cause: Error) {
+    super(`The change could not be saved to the state file ${file} (${cause.message}), so it was not acknowledged: try again`);
+    this.name = 'StoreWriteError';
   }
+}
+
+function serialize(ops: Op[]): string {
+  return JSON.stringify(ops);
 }

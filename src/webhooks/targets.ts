@@ -6,26 +6,28 @@ export interface WebhookTarget {
 }
 
 /**
- * Where each application's webhooks go: its own setting (tenant.webhookConfig, persisted) or the
- * server-wide default (--webhook-url/--webhook-secret, replaced in memory by a PUT for all).
- * Looked up at every attempt, so a new URL also redirects pending retries.
+ * Where each application's webhooks go: its own setting (tenant.webhookConfig), else the server-wide
+ * one that PUT /__admin/webhooks/config without an application set, else --webhook-url/--webhook-secret.
+ * Both settings are in the state file, so a restart keeps them. Looked up at every attempt, so a new
+ * URL also redirects pending retries.
  */
 export class WebhookTargets {
-  #default: WebhookTarget | null;
+  readonly #flags: WebhookTarget | null;
 
   constructor(
     private readonly store: Store,
-    defaultTarget: WebhookTarget | null | undefined,
+    flagsTarget: WebhookTarget | null | undefined,
   ) {
-    this.#default = defaultTarget?.url ? defaultTarget : null;
+    this.#flags = flagsTarget?.url ? flagsTarget : null;
   }
 
   get default(): WebhookTarget | null {
-    return this.#default;
+    const set = this.store.server().webhook_default;
+    return set === undefined ? this.#flags : set;
   }
 
   of(application: string): WebhookTarget | null {
-    return this.store.tenant(application).webhookConfig ?? this.#default;
+    return this.store.tenant(application).webhookConfig ?? this.default;
   }
 
   /** One application (null drops its own setting), or no application: the default for all, dropping per-application ones. */
@@ -36,7 +38,7 @@ export class WebhookTargets {
       });
       return;
     }
-    this.#default = target;
+    await this.store.updateServer((s) => void (s.webhook_default = target));
     const overridden = this.store.applications().filter((a) => this.store.tenant(a).webhookConfig !== null);
     await Promise.all(overridden.map((a) => this.store.update(a, (t) => void (t.webhookConfig = null))));
   }

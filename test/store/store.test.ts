@@ -161,8 +161,15 @@ t.test('compaction folds the log into the state file; replaying a log twice is h
   const s = await createStore(file, { compactBytes: 1 });
   const before = JSON.parse(readFileSync(file, 'utf8')).tenants;
   t.same(before, {}, 'opening writes an empty state file');
-  for (let i = 0; i < 5; i++) await s.update('a', (tn) => void (tn.tokens[`t${i}`] = token('a')));
+  let replaced = '';
+  for (let i = 0; i < 5; i++) {
+    const [before, compactions] = [readFileSync(file, 'utf8'), s.stats.compactions];
+    await s.update('a', (tn) => void (tn.tokens[`t${i}`] = token('a')));
+    await s.flush();
+    if (s.stats.compactions > compactions) replaced = before;
+  }
   t.ok(s.stats.compactions >= 2, 'compacted past the threshold');
+  t.equal(readFileSync(`${file}.bak`, 'utf8'), replaced, 'the state file a compaction replaced is kept as the backup');
   // A crash right after the rename and before the log was emptied: the log is replayed over a state
   // that already holds it.
   const wal = readFileSync(`${file}.wal`, 'utf8');

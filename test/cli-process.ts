@@ -1,0 +1,57 @@
+// The CLI as a real process, for the tests that need one: built the way `npm ci` builds it (prepare).
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { packageRoot } from '../src/paths.js';
+
+export const bin = join(packageRoot, 'dist/bin/mock-server.js');
+
+/** Always rebuilds: a stale dist/ would test yesterday's code. Call from t.before. */
+export function build(): void {
+  execFileSync('npm', ['run', 'build'], { cwd: packageRoot, stdio: 'ignore' });
+}
+
+/** Runs the CLI to its end. */
+export function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export interface Started {
+  child: ChildProcess;
+  /** The API's base URL with the real port. */
+  url: string;
+  /** Scheme, host and port. */
+  origin: string;
+  exited: Promise<number | null>;
+  stdout: () => string;
+  stderr: () => string;
+}
+
+/** Starts the server on port 0 (memory store, small catalog unless args say otherwise) and resolves once the banner shows its URL. */
+export function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Started> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, '--port', '0', '--db', 'memory', '--catalog-size', '5', '--log-level', 'warn', ...args], { env: { ...process.env, ...env } });
+    const exited = new Promise<number | null>((r) => child.on('exit', r));
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const timer = setTimeout(() => reject(new Error(`no banner: ${out}`)), 20000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /API\s+(http:\/\/[^\s]+:(\d+))(\/api\/v3)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        // --port 0: the banner must show the port the OS picked.
+        if (m[2] === '0') reject(new Error(`the banner shows port 0: ${out}`));
+        else resolve({ child, url: `${m[1]}${m[3]}`, origin: m[1] as string, exited, stdout: () => out, stderr: () => err });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}${err}`)));
+  });
+}
