@@ -21,4 +21,7 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:' + (process.env.MOCK_SERVER_PORT || process.env.PORT || 8080) + '/__admin/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+# On 0.0.0.0 the control API (/__admin) is open to anyone who can reach the port: set
+# MOCK_SERVER_ADMIN_TOKEN (docker run -e MOCK_SERVER_ADMIN_TOKEN=...) to make it want
+# Authorization: Bearer <token>. GET /__admin/health, the HEALTHCHECK above, stays open either way.
 CMD ["node", "dist/bin/mock-server.js", "--host", "0.0.0.0"]

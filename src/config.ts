@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isIPv4, isIPv6 } from 'node:net';
 import { parseArgs } from 'node:util';
 import { webhookUrlProblem } from './webhooks/sender.js';
 
@@ -23,6 +24,8 @@ export interface Config {
   /** Vendor header prefix, e.g. 'X-Service-' makes X-Service-Application. */
   headerPrefix: string;
   logLevel: string;
+  /** When set, every /__admin route but GET /__admin/health needs `Authorization: Bearer <adminToken>`. */
+  adminToken: string | null;
 }
 
 export const defaults: Readonly<Config> = Object.freeze({
@@ -38,6 +41,7 @@ export const defaults: Readonly<Config> = Object.freeze({
   webhookSecret: null,
   headerPrefix: 'X-Service-',
   logLevel: 'info',
+  adminToken: null,
 });
 
 /** A mistake in flags, env or config file: the CLI prints its one-line message and exits 2. */
@@ -49,7 +53,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Kind = 'int' | 'string' | 'url' | 'level';
+type Kind = 'int' | 'string' | 'url' | 'level' | 'token';
 interface Option {
   key: keyof Config;
   flag: string;
@@ -77,6 +81,7 @@ export const OPTIONS: readonly Option[] = [
   { key: 'webhookSecret', flag: 'webhook-secret', arg: 'S', env: ['MOCK_SERVER_WEBHOOK_SECRET'], kind: 'string', nullable: true, help: 'signs webhooks' },
   { key: 'headerPrefix', flag: 'header-prefix', arg: 'P', env: ['MOCK_SERVER_HEADER_PREFIX'], kind: 'string', help: 'vendor header prefix (X-Acme- reads X-Acme-Application, ...)' },
   { key: 'logLevel', flag: 'log-level', arg: 'LEVEL', env: ['MOCK_SERVER_LOG_LEVEL'], kind: 'level', help: 'pino level: fatal, error, warn, info, debug, trace, silent' },
+  { key: 'adminToken', flag: 'admin-token', arg: 'T', env: ['MOCK_SERVER_ADMIN_TOKEN'], kind: 'token', nullable: true, help: 'control API (/__admin) needs Authorization: Bearer T (health stays open)' },
 ];
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -101,6 +106,10 @@ function coerce(o: Option, raw: unknown, where: string): Config[keyof Config] {
     }
     case 'level':
       if (!LEVELS.includes(s)) throw new ConfigError(`${where}: "${s}" is not one of ${LEVELS.join(', ')}`);
+      return s;
+    case 'token':
+      // A secret: the message never shows the value.
+      if (!/^[\x21-\x7e]+$/.test(s)) throw new ConfigError(`${where}: must be printable ASCII without spaces (it is sent as Authorization: Bearer <token>)`);
       return s;
     default:
       if (s.trim() === '') throw new ConfigError(`${where}: must not be empty`);
@@ -131,6 +140,25 @@ function readConfigFile(file: string): Record<string, unknown> {
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ConfigError(`config file ${file}: must hold a JSON object`);
   return data as Record<string, unknown>;
+}
+
+/**
+ * Whether a listen address only accepts connections from this machine: 127.0.0.0/8, ::1 and
+ * localhost (an IPv4-mapped ::ffff:127.x too). 0.0.0.0, :: and any other address are reachable from outside.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost') return true;
+  if (isIPv4(h)) return h.startsWith('127.');
+  if (!isIPv6(h)) return false;
+  // The URL parser writes an IPv6 address in its one short form: 0:0:0:0:0:0:0:1 is ::1, ::ffff:127.0.0.1 is ::ffff:7f00:1.
+  let short: string;
+  try {
+    short = new URL(`http://[${h}]/`).hostname.slice(1, -1);
+  } catch {
+    return false;
+  }
+  return short === '::1' || /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(short);
 }
 
 /** What the command line asked for besides settings. */

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { systemClock } from './clock.js';
-import type { Config } from './config.js';
+import { isLoopbackHost, type Config } from './config.js';
 import { buildCatalog } from './seed/catalog.js';
 import { createStore } from './store/index.js';
 import { VERSION } from './version.js';
@@ -20,8 +20,15 @@ export interface Running {
 /** Builds every dependency from the config, listens, and prints the banner. */
 export async function startServer(config: Config, print: (line: string) => void = console.log): Promise<Running> {
   const catalog = await buildCatalog(config);
-  const store = await createStore(config.db);
-  const app = await buildApp({ config, clock: systemClock(), catalog, store, logger: { level: config.logLevel } });
+  // The store speaks through the app's logger once there is one.
+  let warn = (message: string) => console.warn(`mock-server: ${message}`);
+  const store = await createStore(config.db, {
+    // For benchmarks of compaction under load; not a flag, nobody else needs it.
+    compactBytes: Number(process.env.MOCK_SERVER_COMPACT_BYTES) || undefined,
+    warn: (message) => warn(message),
+  });
+  const app = await buildApp({ config, clock: systemClock(store.server().clock_offset_ms), catalog, store, logger: { level: config.logLevel } });
+  warn = (message) => app.log.warn(message);
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -32,7 +39,7 @@ export async function startServer(config: Config, print: (line: string) => void 
     `mock-server ${VERSION} listening`,
     `  API           ${url}`,
     `  Swagger UI    ${origin}/docs`,
-    `  control API   ${origin}/__admin`,
+    `  control API   ${origin}/__admin${config.adminToken ? ' (token required)' : isLoopbackHost(config.host) ? '' : ' (OPEN to anyone who can reach this address: set --admin-token)'}`,
     `  state file    ${config.db}`,
     `  seed          ${config.seed} (${catalog.activities.length} activities)`,
     `  sandbox login client_id sandbox-client, client_secret sandbox-secret`,

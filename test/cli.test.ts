@@ -28,7 +28,7 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: numbe
 }
 
 /** Starts the server on port 0 and resolves with its API URL once the banner shows it. */
-function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null>; stderr: () => string }> {
+function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null>; stderr: () => string; stdout: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, '--port', '0', '--db', 'memory', '--catalog-size', '5', '--log-level', 'warn', ...args], { env: { ...process.env, ...env } });
     const exited = new Promise<number | null>((r) => child.on('exit', r));
@@ -38,12 +38,12 @@ function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: Ch
     const timer = setTimeout(() => reject(new Error(`no banner: ${out}`)), 20000);
     child.stdout.on('data', (d) => {
       out += d;
-      const m = /API\s+(http:\/\/127\.0\.0\.1:(\d+)\/api\/v3)/.exec(out);
+      const m = /API\s+(http:\/\/[^\s/]+:(\d+)\/api\/v3)/.exec(out);
       if (m) {
         clearTimeout(timer);
         // --port 0: the banner must show the port the OS picked.
         if (m[2] === '0') reject(new Error(`the banner shows port 0: ${out}`));
-        else resolve({ child, url: m[1] as string, exited, stderr: () => err });
+        else resolve({ child, url: m[1] as string, exited, stderr: () => err, stdout: () => out });
       }
     });
     child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
@@ -103,8 +103,33 @@ t.test('a port in use exits 2', async (t) => {
   await exited;
 });
 
+t.test('the banner says whether the control API is open to the network', async (t) => {
+  const servers = await Promise.all([start(['--host', '0.0.0.0']), start(['--host', '0.0.0.0'], { MOCK_SERVER_ADMIN_TOKEN: 'cli-s3cret' }), start([])]);
+  t.teardown(() => Promise.all(servers.map(({ child, exited }) => (child.kill('SIGTERM'), exited))));
+  const control = async (s: (typeof servers)[number]) => {
+    for (let i = 0; i < 100 && !/control API .*\n/.test(s.stdout()); i++) await new Promise((r) => setTimeout(r, 20));
+    return /control API .*/.exec(s.stdout())?.[0];
+  };
+  const [open, protectedOne, loopback] = servers;
+  const port = (s: (typeof servers)[number]) => new URL(s.url).port;
+  t.equal(await control(open!), `control API   http://0.0.0.0:${port(open!)}/__admin (OPEN to anyone who can reach this address: set --admin-token)`);
+  t.equal(await control(protectedOne!), `control API   http://0.0.0.0:${port(protectedOne!)}/__admin (token required)`);
+  t.equal(await control(loopback!), `control API   ${loopback!.url.replace('/api/v3', '/__admin')}`, 'loopback: no note');
+  // The token from the environment protects the real server; health stays open.
+  const admin = `http://127.0.0.1:${port(protectedOne!)}/__admin`;
+  t.equal((await fetch(`${admin}/orders`)).status, 401);
+  t.equal((await fetch(`${admin}/orders`, { headers: { authorization: 'Bearer cli-s3cret' } })).status, 200);
+  t.equal((await fetch(`${admin}/health`)).status, 200);
+  // replay --url against it with --admin-token: its control calls carry the token.
+  const file = join(packageRoot, 'scenarios/replays/instant-confirmation.yaml');
+  const r = await run(['replay', file, '--url', `http://127.0.0.1:${port(protectedOne!)}`, '--admin-token', 'cli-s3cret']);
+  t.equal(r.code, 0, `replay --url with --admin-token: exit 0 ${r.stderr}`);
+  t.match(r.stdout, /PASS\n$/);
+});
+
 t.test('replay: exit 0 when every expectation held, 1 when one did not', async (t) => {
-  const pass = await run(['replay', join(packageRoot, 'scenarios/replays/instant-confirmation.yaml'), '--catalog-size', '5']);
+  // With an admin token, the replay's own server wants it and the replay sends it.
+  const pass = await run(['replay', join(packageRoot, 'scenarios/replays/instant-confirmation.yaml'), '--catalog-size', '5'], { MOCK_SERVER_ADMIN_TOKEN: 'own-server-token' });
   t.equal(pass.code, 0, pass.stderr);
   t.match(pass.stdout, /PASS\n$/);
   const fail = await run(['replay', join(packageRoot, 'test/fixtures/replay-fails.yaml'), '--catalog-size', '5']);

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, defaults, loadConfig, usage } from '../src/config.js';
+import { ConfigError, defaults, isLoopbackHost, loadConfig, usage } from '../src/config.js';
 import { tempDir } from './tmp.js';
 
 const dir = tempDir(t, 'config-');
@@ -33,16 +33,49 @@ t.test('precedence: flags > env > file > defaults', async (t) => {
   );
 });
 
+t.test('admin token: default none, flag > env > file, never echoed in an error', async (t) => {
+  t.equal(loadConfig([], {}).config.adminToken, null, 'none by default');
+  const cfg = file('token.json', JSON.stringify({ adminToken: 'from-file' }));
+  const dashed = file('token-dashed.json', JSON.stringify({ 'admin-token': 'from-file-2' }));
+  t.equal(loadConfig(['--config', cfg], {}).config.adminToken, 'from-file', 'config file, camelCase key');
+  t.equal(loadConfig(['--config', dashed], {}).config.adminToken, 'from-file-2', 'config file, flag-style key');
+  t.equal(loadConfig(['--config', file('token-null.json', '{"adminToken": null}')], {}).config.adminToken, null, 'null in the file is none');
+  t.equal(loadConfig(['--config', cfg], { MOCK_SERVER_ADMIN_TOKEN: 'from-env' }).config.adminToken, 'from-env', 'env over file');
+  t.equal(loadConfig(['--config', cfg], { MOCK_SERVER_ADMIN_TOKEN: '' }).config.adminToken, 'from-file', 'an empty env var is unset');
+  t.equal(loadConfig(['--admin-token', 'from-flag', '--config', cfg], { MOCK_SERVER_ADMIN_TOKEN: 'from-env' }).config.adminToken, 'from-flag', 'flag over env');
+  t.equal(loadConfig(['replay', 'a.yaml', '--admin-token', 't0k'], {}).config.adminToken, 't0k', 'replay takes it too');
+  for (const [argv, env] of [
+    [['--admin-token', 'SECRET-1 two words'], {}],
+    [[], { MOCK_SERVER_ADMIN_TOKEN: 'SECRET-2\there' }],
+    [['--config', file('token-bad.json', '{"adminToken": "SECRET-3 caf\u00e9"}')], {}],
+  ] as Array<[string[], NodeJS.ProcessEnv]>) {
+    t.throws(() => loadConfig(argv, env), { userFacing: true, message: /(--admin-token|MOCK_SERVER_ADMIN_TOKEN|adminToken): must be printable ASCII without spaces/ }, argv.join(' ') || 'env');
+    try {
+      loadConfig(argv, env);
+    } catch (e) {
+      t.notMatch((e as Error).message, /SECRET/, 'the value is not shown');
+    }
+  }
+  t.throws(() => loadConfig(['--admin-token', ''], {}), /--admin-token: must be printable ASCII without spaces/);
+  t.throws(() => loadConfig(['--config', file('token-num.json', '{"adminToken": 5}')], {}), /adminToken: expected a string/);
+});
+
+t.test('isLoopbackHost: 127.0.0.0/8, ::1 and localhost only', async (t) => {
+  for (const h of ['127.0.0.1', '127.8.9.10', 'localhost', 'LocalHost', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1']) t.ok(isLoopbackHost(h), h);
+  for (const h of ['0.0.0.0', '::', '10.0.0.1', '192.168.1.20', '128.0.0.1', '1::1', '::ffff:10.0.0.1', 'example.com', 'localhost.example.com', 'fe80::1%eth0']) t.notOk(isLoopbackHost(h), h);
+});
+
 t.test('commands', async (t) => {
   t.equal(loadConfig(['--help'], {}).command, 'help');
   t.equal(loadConfig(['--version'], {}).command, 'version');
   t.same(loadConfig(['replay', 'a.yaml', 'b.yaml'], {}).args, ['a.yaml', 'b.yaml']);
   t.equal(loadConfig(['replay', 'a.yaml', '--url', 'http://127.0.0.1:9'], {}).url, 'http://127.0.0.1:9');
   const text = usage();
-  for (const flag of ['--port', '--host', '--base-path', '--seed', '--catalog-size', '--fixtures', '--scenarios', '--db', '--webhook-url', '--webhook-secret', '--header-prefix', '--config', '--log-level']) {
+  for (const flag of ['--port', '--host', '--base-path', '--seed', '--catalog-size', '--fixtures', '--scenarios', '--db', '--webhook-url', '--webhook-secret', '--header-prefix', '--config', '--log-level', '--admin-token T']) {
     t.match(text, flag);
   }
   t.match(text, 'MOCK_SERVER_PORT, then PORT');
+  t.match(text, /--admin-token T .*\n.*env MOCK_SERVER_ADMIN_TOKEN; default none/);
 });
 
 t.test('every mistake is one clear ConfigError', async (t) => {

@@ -1,4 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errors } from '../http/errors.js';
 import { scenarioRunRoutes } from '../booking/scenario-runner.js';
 import journalRoutes from './journal.js';
 import faultRoutes from './faults.js';
@@ -9,13 +11,33 @@ import resetRoutes from './reset.js';
 import webhookAdminRoutes from './webhooks.js';
 import scenarioAdminRoutes from './scenarios.js';
 
+const digest = (s: string) => createHash('sha256').update(s).digest();
+/**
+ * With --admin-token, an onRequest hook on every /__admin route but GET /__admin/health (left open for
+ * container health checks and load balancers; it shows only version, seed, uptime and store counters) that wants
+ * `Authorization: Bearer <token>`. Compared as SHA-256 digests with timingSafeEqual, so neither the
+ * time taken nor the answer says how much of a wrong token was right; the answer never echoes it.
+ */
+function requireAdminToken(token: string, open: string) {
+  const expected = digest(token);
+  return async (request: FastifyRequest) => {
+    if (request.routeOptions.url === open) return;
+    const sent = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.authorization ?? '')?.[1];
+    if (!sent) throw errors.adminToken(false);
+    if (!timingSafeEqual(digest(sent), expected)) throw errors.adminToken(true);
+  };
+}
+
 /** The /__admin control plane: untagged, so it stays out of the partner docs. */
 export default async function adminRoutes(app: FastifyInstance) {
+  if (app.config.adminToken) app.addHook('onRequest', requireAdminToken(app.config.adminToken, `${app.prefix}/health`));
   app.get('/health', async () => ({
     status: 'ok',
     version: VERSION,
     seed: app.config.seed,
     uptime_s: Math.round((Date.now() - app.startedAt) / 1000),
+    // Counters for watching the state file at work (benchmarks, a long-running sandbox).
+    store: { ...app.store.stats },
   }));
   await app.register(clockRoutes);
   await app.register(resetRoutes);

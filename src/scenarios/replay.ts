@@ -209,6 +209,8 @@ export interface ReplayOptions {
   basePath: string;
   /** How long a request may wait for its whole answer; a server that never answers fails the step. */
   timeoutMs?: number;
+  /** The server's --admin-token: sent as `Authorization: Bearer` with every control call (a step's own authorization header wins). */
+  adminToken?: string | null;
 }
 
 /** Plays one file against a server at `origin` (e.g. http://127.0.0.1:8080). */
@@ -219,6 +221,7 @@ export async function replay(file: string, origin: string, opts: ReplayOptions =
   const application = spec.application ?? `replay-${basename(file).replace(/\.\w+$/, '')}`;
   const base = (spec.base_path ?? opts.basePath).replace(/\/+$/, '');
   const headers: Record<string, string> = { [`${opts.headerPrefix.toLowerCase()}application`]: application };
+  const control: Record<string, string> = opts.adminToken ? { authorization: `Bearer ${opts.adminToken}` } : {};
   const vars = new Map<string, unknown>();
   const out = [`# ${spec.name ?? basename(file)}`];
   let ok = true;
@@ -229,13 +232,20 @@ export async function replay(file: string, origin: string, opts: ReplayOptions =
     let answer: string;
     try {
       const body = JSON.stringify({ url: hook.url, application });
-      registered = await fetch(`${origin}/__admin/webhooks/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(timeoutMs) });
+      registered = await fetch(`${origin}/__admin/webhooks/config`, { method: 'PUT', headers: { ...control, 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(timeoutMs) });
       answer = await registered.text();
     } catch (e) {
       throw new ReplayError(`cannot reach ${origin}: ${within(e) ?? reason(e)}`);
     }
     if (!registered.ok) {
-      const hint = registered.status === 404 ? "is it a mock-server's origin, such as http://127.0.0.1:8080 (without /api/v3)?" : answer.replace(/\s+/g, ' ').slice(0, 200);
+      const hint =
+        registered.status === 404
+          ? "is it a mock-server's origin, such as http://127.0.0.1:8080 (without /api/v3)?"
+          : registered.status === 401
+            ? opts.adminToken
+              ? 'the admin token given (--admin-token or MOCK_SERVER_ADMIN_TOKEN) is not the one the server was started with'
+              : 'the server wants its admin token: give it with --admin-token or MOCK_SERVER_ADMIN_TOKEN'
+            : answer.replace(/\s+/g, ' ').slice(0, 200);
       throw new ReplayError(`${origin} answered ${registered.status} to PUT /__admin/webhooks/config: ${hint}`);
     }
     for (const [i, raw] of spec.steps.entries()) {
@@ -267,7 +277,7 @@ export async function replay(file: string, origin: string, opts: ReplayOptions =
       const rawHttp = (raw.request ?? raw.control) as HttpStep;
       const method = (http.method ?? 'GET').toUpperCase();
       const url = `${origin}${step.request ? base : ''}${http.path}`;
-      const sent: Record<string, string> = { ...(step.request ? headers : {}), ...(http.body !== undefined ? { 'content-type': 'application/json' } : {}) };
+      const sent: Record<string, string> = { ...(step.request ? headers : control), ...(http.body !== undefined ? { 'content-type': 'application/json' } : {}) };
       for (const [k, v] of Object.entries(http.headers ?? {})) sent[k.toLowerCase()] = String(v);
       // A captured value (a token, say) can make a header fetch refuses: said here, without the value.
       const badHeader = Object.entries(sent).find(([, v]) => !HEADER_VALUE.test(v));

@@ -3,7 +3,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildApp } from '../../src/app.js';
 import { systemClock } from '../../src/clock.js';
-import { defaults } from '../../src/config.js';
+import { defaults, type Config } from '../../src/config.js';
 import { builtinScenariosDir, packageRoot } from '../../src/paths.js';
 import { loadReplay, mismatch, replay, replayOrigin } from '../../src/scenarios/replay.js';
 import { testCatalog } from '../helper.js';
@@ -11,8 +11,8 @@ import { tempDir } from '../tmp.js';
 
 const replays = join(builtinScenariosDir, 'replays');
 
-async function server(t: Test) {
-  const app = await buildApp({ config: { ...defaults, db: 'memory' }, clock: systemClock(), catalog: await testCatalog() });
+async function server(t: Test, config: Partial<Config> = {}) {
+  const app = await buildApp({ config: { ...defaults, db: 'memory', ...config }, clock: systemClock(), catalog: await testCatalog() });
   await app.listen({ port: 0, host: '127.0.0.1' });
   t.teardown(() => app.close());
   const { port } = app.server.address() as { port: number };
@@ -64,4 +64,25 @@ t.test('a request without an answer in time fails its step and ends the replay, 
   t.ok(Date.now() - started < 3500, 'did not wait for the held-back answer');
   t.equal(result.ok, false);
   t.same(result.transcript.slice(1), ['slow: GET /currencies → no response', '  FAIL no answer within 1 s; the remaining steps are skipped', 'FAILED']);
+});
+
+t.test('against a server with --admin-token: control calls carry the token, without it one clear line', async (t) => {
+  const file = join(replays, 'needs-confirmation.yaml');
+  const origin = await server(t, { adminToken: 'replay-s3cret' });
+  const opts = { headerPrefix: 'X-Service-', basePath: '/api/v3' };
+  const played = await replay(file, origin, { ...opts, adminToken: 'replay-s3cret' });
+  t.ok(played.ok, played.transcript.join('\n'));
+  t.same(played.transcript, (await replay(file, await server(t))).transcript, 'the same transcript as against an open server');
+  await t.rejects(replay(file, origin, opts), {
+    userFacing: true,
+    message: `${origin} answered 401 to PUT /__admin/webhooks/config: the server wants its admin token: give it with --admin-token or MOCK_SERVER_ADMIN_TOKEN`,
+  });
+  const wrong = replay(file, origin, { ...opts, adminToken: 'not-it' });
+  await t.rejects(wrong, { userFacing: true, message: /answered 401 to PUT \/__admin\/webhooks\/config: the admin token given .* is not the one the server was started with$/ });
+  await wrong.catch((e: Error) => t.notMatch(e.message, /not-it|replay-s3cret/, 'no token in the message'));
+  // A control step's own Authorization header wins over the token (to test the 401, say).
+  const own = join(tempDir(t, 'replay-token-'), 'own-header.yaml');
+  writeFileSync(own, 'steps:\n  - {name: wrong token on purpose, control: {path: /__admin/orders, headers: {Authorization: Bearer nope}}, expect: {status: 401, body: {code: "1401"}}}\n  - {name: with the token, control: {path: /__admin/orders}}\n');
+  const mixed = await replay(own, origin, { ...opts, adminToken: 'replay-s3cret' });
+  t.ok(mixed.ok, mixed.transcript.join('\n'));
 });
