@@ -20,6 +20,8 @@ declare module 'fastify' {
 }
 
 const KEEP = 1000;
+/** Applications whose journal is kept: the least recently active go first, so memory stays bounded however many names clients send. */
+export const KEEP_APPLICATIONS = 200;
 
 type Recorded = Omit<JournalEntry, 'at' | 'duration_ms'> & { at: number; elapsed: number };
 
@@ -34,8 +36,9 @@ export function isPartnerUrl(url: string, basePath: string): boolean {
 }
 
 /**
- * The request journal: every partner API request, newest first, per application. Kept in memory on
- * purpose: writing it through the store would make every request wait for a disk flush.
+ * The request journal: every partner API request, newest first, per application (the last KEEP of
+ * each of the KEEP_APPLICATIONS most recently active). Kept in memory on purpose: writing it through
+ * the store would make every request wait for a disk flush.
  */
 async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
   // Entries keep the server time as a number and become JournalEntry objects only when listed:
@@ -48,8 +51,11 @@ async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
       const key = application ?? '';
       const list = byApp.get(key) ?? [];
       list.push({ id: ++seq, at: app.clock.now().getTime(), method: request.method, path: request.url, status: reply.statusCode, elapsed: reply.elapsedTime, application });
+      // Deleted and set again: a Map keeps insertion order, so its first key is the least recently active.
+      byApp.delete(key);
       // Trimmed in chunks: dropping one entry per request would shift the whole array every time.
       byApp.set(key, list.length > 2 * KEEP ? list.slice(-KEEP) : list);
+      if (byApp.size > KEEP_APPLICATIONS) byApp.delete(byApp.keys().next().value as string);
     }
     done();
   });

@@ -3,7 +3,9 @@ import type { Clock } from '../clock.js';
 import type { Partner } from '../http/service-headers.js';
 import type { Store, TokenRecord } from '../store/index.js';
 import type { Client } from './clients.js';
+import { clip } from '../http/errors.js';
 import { Memo } from '../memo.js';
+import { sweepDue } from '../store/index.js';
 
 /** Seconds a token lives, as the spec gives for most tokens. */
 export const TOKEN_LIFETIME_S = 3600;
@@ -28,19 +30,10 @@ export function hashToken(token: string): string {
 
 /** Expired tokens stay this long (answering "expired", which helps more than "invalid"), then go. */
 const KEEP_EXPIRED_MS = 24 * 3600 * 1000;
-const PRUNE_EVERY_MS = 10 * 60 * 1000;
-const lastPrune = new WeakMap<Store, Map<string, number>>();
 
-/**
- * Keys of tokens expired for more than a day, found on the read-only view (so that only the keys
- * deleted count as written), at most every 10 minutes of server time per application.
- */
+/** Keys of tokens expired for more than a day, found on the read-only view (so that only the keys deleted count as written). */
 function staleTokens(store: Store, application: string, now: number): string[] {
-  let seen = lastPrune.get(store);
-  if (!seen) lastPrune.set(store, (seen = new Map()));
-  const last = seen.get(application);
-  if (last !== undefined && Math.abs(now - last) < PRUNE_EVERY_MS) return [];
-  seen.set(application, now);
+  if (!sweepDue(store, application, 'tokens', now)) return [];
   const tokens = store.tenant(application).tokens;
   return Object.keys(tokens).filter((k) => Date.parse((tokens[k] as TokenRecord).expiresAt) + KEEP_EXPIRED_MS < now);
 }
@@ -78,7 +71,7 @@ export function checkToken(store: Store, now: Date, application: string, token: 
     const owner = store.applications().find((a) => a !== application && store.tenant(a).tokens[key]);
     return owner === undefined
       ? 'Invalid access token: call POST /login for a new one'
-      : `Access token was issued for application "${owner}", not "${application}"`;
+      : `Access token was issued for application "${clip(owner)}", not "${clip(application)}"`;
   }
   if (Date.parse(record.expiresAt) <= now.getTime()) {
     return `Access token expired at ${record.expiresAt}: call POST /login for a new one`;

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { errors } from '../http/errors.js';
-import type { CartRecord } from '../store/index.js';
+import { clip, errors } from '../http/errors.js';
+import { sweepDue, type CartRecord } from '../store/index.js';
+import { addDuration, parseDuration } from '../time/duration.js';
 import { cartView, checkItem, MAX_ITEMS, type ItemInput } from './carts.js';
 import type { Cart, CartItemRecord, Order } from './records.js';
 
@@ -21,10 +22,19 @@ const ItemBody = Type.Object(
   { additionalProperties: true },
 );
 
+/** Carts without an order are deleted 3 months after their last change, as the real service does. */
+const CART_RETENTION = parseDuration('P3M');
+
+/** Whether a cart is past its retention on the server clock (a sweep may not have removed it yet). */
+function expired(cart: Cart, now: Date): boolean {
+  return cart.order_uuid === null && addDuration(new Date(cart.updated_at), CART_RETENTION) <= now;
+}
+
 /** A cart of the request's application, or 404 1400. */
 export function cartOf(app: FastifyInstance, request: FastifyRequest, uuid: string): Cart {
   const cart = app.store.tenant(request.service.application).carts[uuid] as unknown as Cart | undefined;
-  if (!cart) throw errors.notFound(`Cart ${uuid} does not exist`);
+  if (!cart) throw errors.notFound(`Cart ${clip(uuid)} does not exist`);
+  if (expired(cart, app.clock.now())) throw errors.notFound(`Cart ${cart.uuid} does not exist: carts without an order are deleted 3 months after their last change`);
   return cart;
 }
 
@@ -45,9 +55,15 @@ export default async function cartsRoutes(app: FastifyInstance) {
     });
 
   app.post('/carts', { schema: { tags, summary: 'Create an empty cart' } }, async (request) => {
-    const at = now();
+    const { application } = request.service;
+    const clock = app.clock.now();
+    const at = clock.toISOString();
     const cart: Cart = { uuid: randomUUID(), created_at: at, updated_at: at, items: [], customer: null, extra_customer_data: {}, order_uuid: null };
-    await app.store.update(request.service.application, (t) => {
+    // Expired carts go with a later cart's creation (found on the read-only view: only those deleted count as written).
+    const carts = app.store.tenant(application).carts as unknown as Record<string, Cart>;
+    const stale = sweepDue(app.store, application, 'carts', clock.getTime()) ? Object.keys(carts).filter((k) => expired(carts[k] as Cart, clock)) : [];
+    await app.store.update(application, (t) => {
+      for (const k of stale) delete t.carts[k];
       t.carts[cart.uuid] = cart as unknown as CartRecord;
     });
     return cartView(app, request).cart(cart);
@@ -97,7 +113,7 @@ export default async function cartsRoutes(app: FastifyInstance) {
   app.delete<IP>('/carts/:cartUuid/items/:cartItemUuid', { schema: { tags, summary: 'Remove an item', params: ItemParams } }, async (request, reply) => {
     const cart = cartOf(app, request, request.params.cartUuid);
     assertOpen(cart);
-    if (!cart.items.some((x) => x.uuid === request.params.cartItemUuid)) throw errors.notFound(`Cart item ${request.params.cartItemUuid} does not exist`);
+    if (!cart.items.some((x) => x.uuid === request.params.cartItemUuid)) throw errors.notFound(`Cart item ${clip(request.params.cartItemUuid)} does not exist`);
     await save(request, cart.uuid, (c) => {
       c.items = c.items.filter((x) => x.uuid !== request.params.cartItemUuid);
     });

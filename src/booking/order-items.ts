@@ -50,6 +50,8 @@ export class OrderItemIndex {
     let index = this.#byApp.get(application);
     if (!index) {
       index = new Map();
+      // Not kept for an application without orders: a lookup with any name would grow the map.
+      if (Object.keys(this.store.tenant(application).orders).length === 0) return index;
       for (const raw of Object.values(this.store.tenant(application).orders)) {
         const order = raw as unknown as Order;
         for (const x of order.items) index.set(x.uuid, order.uuid);

@@ -31,6 +31,25 @@ t.test('request journal', async (t) => {
   t.equal(kept[999].path, '/api/v3/currencies?i=5');
 });
 
+t.test('the journal keeps the most recently active applications only', async (t) => {
+  const { KEEP_APPLICATIONS } = await import('../../src/admin/journal.js');
+  const app = await buildTestApp();
+  t.teardown(() => app.close());
+  const get = (application: string) => app.inject({ url: '/api/v3/currencies', headers: { 'x-service-application': application } });
+  await get('early');
+  await get('regular');
+  for (let i = 0; i < KEEP_APPLICATIONS - 2; i++) await get(`name-${i}`);
+  await get('regular');
+  // One more name than fits: the least recently active application goes, the one seen again stays.
+  await get('newcomer');
+  const apps = new Set((await app.inject({ url: '/__admin/requests?limit=1000' })).json().requests.map((r: { application: string }) => r.application));
+  t.equal(apps.size, KEEP_APPLICATIONS);
+  t.notOk(apps.has('early'), 'the least recently active was dropped');
+  t.ok(apps.has('regular') && apps.has('newcomer') && apps.has('name-0'));
+  for (let i = 0; i < 2 * KEEP_APPLICATIONS; i++) await get(`flood-${i}`);
+  t.equal((await app.inject({ url: '/__admin/requests?limit=1000' })).json().requests.length, KEEP_APPLICATIONS, 'however many names arrive');
+});
+
 t.test('faults and the Prefer header', async (t) => {
   const app = await buildTestApp();
   t.teardown(() => app.close());
