@@ -23,10 +23,10 @@ export function freePort() {
   });
 }
 
-/** Spawns `node <script> ...args` and resolves when `readyUrl` answers 200 (or rejects after timeoutMs). */
-export async function startProcess(script, args, readyUrl, { timeoutMs = 30000, headers = {} } = {}) {
+/** Spawns `node <script> ...args` (with `env` added) and resolves when `readyUrl` answers 200 (or rejects after timeoutMs). */
+export async function startProcess(script, args, readyUrl, { timeoutMs = 30000, headers = {}, env = {} } = {}) {
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [script, ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [script, ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const deadline = Date.now() + timeoutMs;

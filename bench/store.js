@@ -31,12 +31,12 @@ async function serve(port, db) {
   await app.listen({ port, host: '127.0.0.1' });
 }
 
-function startServer(port, db) {
+function startServer(port, db, env = {}) {
   const usesCli = existsSync(cli);
   const [script, args] = usesCli
     ? [cli, ['--port', String(port), '--db', db, '--catalog-size', '20', '--log-level', 'warn']]
     : [self, ['--serve', String(port), db]];
-  return startProcess(script, args, `http://127.0.0.1:${port}/__admin/health`).then((s) => ({ ...s, usesCli }));
+  return startProcess(script, args, `http://127.0.0.1:${port}/__admin/health`, { env }).then((s) => ({ ...s, usesCli }));
 }
 
 /**
@@ -129,13 +129,15 @@ export async function run({ duration = 10 } = {}) {
     };
     await stop(server.child);
 
-    // kill -9 mid-load, restart on the same file, check every answered login's token.
+    // kill -9 mid-load, restart on the same file, check every answered login's token. The log is
+    // folded into the state file every 256 KB, so that the kill lands among compactions.
     port = await freePort();
-    server = await startServer(port, db);
+    server = await startServer(port, db, { MOCK_SERVER_COMPACT_BYTES: String(256 * 1024) });
     base = `http://127.0.0.1:${port}`;
     const acknowledged = [];
     const load = loginLoad(base, { duration: Math.max(4, duration), onToken: (t) => acknowledged.push(t) });
     await new Promise((res) => setTimeout(res, Math.max(2000, (duration * 1000) / 2)));
+    const { compactions } = (await (await fetch(`${base}/__admin/health`)).json()).store;
     server.child.kill('SIGKILL');
     const killedAt = acknowledged.length;
     load.instance.stop();
@@ -146,9 +148,10 @@ export async function run({ duration = 10 } = {}) {
     base = `http://127.0.0.1:${port}`;
     const present = await countPresent(base, acknowledged);
     await stop(restarted.child);
-    results['kill -9 during load'] = {
+    results['kill -9 during load, compacting every 256 KB of log'] = {
       acknowledged: acknowledged.length,
       acknowledged_before_kill: killedAt,
+      compactions_before_kill: compactions,
       present_after_restart: present,
       missing: acknowledged.length - present,
       restart_ms: restarted.startupMs,

@@ -44,7 +44,7 @@ export function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Star
     const timer = setTimeout(() => reject(new Error(`no banner: ${out}`)), 20000);
     child.stdout.on('data', (d) => {
       out += d;
-      const m = /API\s+(http:\/\/[^\s]+:(\d+))(\/api\/v3)/.exec(out);
+      const m = /API\s+(http:\/\/[^\s/]+:(\d+))(\/api\/v3)/.exec(out);
       if (m) {
         clearTimeout(timer);
         // --port 0: the banner must show the port the OS picked.

@@ -1,54 +1,15 @@
 // The CLI as a real process: what `npx mock-server` runs, built the way `npm ci` builds it (prepare).
 import t, { type Test } from 'tap';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { packageRoot } from '../src/paths.js';
+import { build, run, start } from './cli-process.js';
 import { tempDir } from './tmp.js';
 
-const bin = join(packageRoot, 'dist/bin/mock-server.js');
-
-t.before(() => {
-  // Always rebuild: a stale dist/ would test yesterday's code.
-  execFileSync('npm', ['run', 'build'], { cwd: packageRoot, stdio: 'ignore' });
-});
-
-function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** Starts the server on port 0 and resolves with its API URL once the banner shows it. */
-function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null>; stderr: () => string; stdout: () => string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, '--port', '0', '--db', 'memory', '--catalog-size', '5', '--log-level', 'warn', ...args], { env: { ...process.env, ...env } });
-    const exited = new Promise<number | null>((r) => child.on('exit', r));
-    let out = '';
-    let err = '';
-    child.stderr.on('data', (d) => (err += d));
-    const timer = setTimeout(() => reject(new Error(`no banner: ${out}`)), 20000);
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /API\s+(http:\/\/[^\s/]+:(\d+)\/api\/v3)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        // --port 0: the banner must show the port the OS picked.
-        if (m[2] === '0') reject(new Error(`the banner shows port 0: ${out}`));
-        else resolve({ child, url: m[1] as string, exited, stderr: () => err, stdout: () => out });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
-  });
-}
+t.before(build);
 
 t.test('--version and --help', async (t) => {
   const v = await run(['--version']);

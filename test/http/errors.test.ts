@@ -2,7 +2,11 @@ import t, { type Test } from 'tap';
 import type { LightMyRequestResponse } from 'fastify';
 import { jsonNestingDepth, MAX_JSON_DEPTH } from '../../src/http/json-body.js';
 import { clip, MAX_ECHO } from '../../src/http/errors.js';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createStore } from '../../src/store/index.js';
 import { buildTestApp, H } from '../helper.js';
+import { tempDir } from '../tmp.js';
 
 const API = '/api/v3';
 const JSON_H = { ...H, 'content-type': 'application/json' };
@@ -164,4 +168,20 @@ t.test('messages never echo unbounded input', async (t) => {
     const xml = await app.inject({ method: 'POST', url: `${API}/carts`, headers: { ...H, 'content-type': 'application/xml' }, payload: '<a/>' });
     apiError(t, xml, 415, '0', /^Unsupported Content-Type "application\/xml": send application\/json$/);
   });
+});
+
+t.test('a write the state file does not take answers 503 {code, message} and is not acknowledged', async (t) => {
+  const dir = join(tempDir(t), 'state');
+  const app = await buildTestApp({ store: await createStore(join(dir, 'state.json'), { warn: () => undefined }) });
+  t.teardown(() => app.close().catch(() => undefined));
+  t.equal((await app.inject({ method: 'POST', url: `${API}/carts`, headers: H })).statusCode, 200);
+  // The directory cannot be created again: a file has its name.
+  rmSync(dir, { recursive: true });
+  writeFileSync(dir, '');
+  const res = await app.inject({ method: 'POST', url: `${API}/carts`, headers: H });
+  t.equal(res.statusCode, 503);
+  t.match(res.json(), { code: '0', message: /could not be saved to the state file .*not acknowledged/ });
+  t.same(Object.keys(res.json()).sort(), ['code', 'message']);
+  rmSync(dir);
+  t.equal((await app.inject({ method: 'POST', url: `${API}/carts`, headers: H })).statusCode, 200, 'answers again once the disk takes writes');
 });
