@@ -1,20 +1,21 @@
-// The yardstick for webhook delivery: a bare node:http sender with nothing else to do (no state, no
+// The yardstick for webhook delivery: a bare undici sender with nothing else to do (no state, no
 // lifecycle, no signatures), triggered like the mock's scenario runs. POST /burst {n} sends n
-// payloads of the spec's shape at once over a keep-alive agent (256 sockets, as the mock's) and
+// payloads of the spec's shape at once over an undici Agent (256 connections, as the mock's) and
 // answers at once with each payload's key and creation time (ms since the epoch, sub-millisecond).
 // Usage: node baseline-webhooks.js PORT RECEIVER_URL
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { Agent, request } from 'undici';
 
 const [port, target] = process.argv.slice(2);
-const url = new URL(target);
-const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+const agent = new Agent({ connections: 256 });
 const stamp = '2026-01-15T10:00:00+0000';
 
 function post(body) {
-  const req = http.request({ method: 'POST', hostname: url.hostname, port: url.port, path: url.pathname, agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => res.resume());
-  req.on('error', () => undefined);
-  req.end(body, 'utf8');
+  request(target, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body }).then(
+    (res) => res.body.dump(),
+    () => undefined,
+  );
 }
 
 const server = http.createServer((req, res) => {

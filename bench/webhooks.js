@@ -3,7 +3,7 @@
 // Reports deliveries per second, the p50 and p99 from each item's move to the arrival of its webhook
 // (the move time is the delivery's created_at in the server's log, put on the bench's clock with the
 // offset the clock calls answered), and how long the whole burst took from the first run call to
-// the last arrival. The same burst from a bare node:http sender (baseline-webhooks.js), in rounds
+// the last arrival. The same burst from a bare undici sender (baseline-webhooks.js), in rounds
 // alternating with the mock, is the yardstick. Each burst goes once to a lean receiver and once to
 // a node:http one (see receiver()). Then 1,000 one-item orders moved one by one at 1,000/s on a
 // state file that already holds 10,000 orders (a sandbox used for a while), and a receiver that
@@ -239,10 +239,10 @@ export async function run() {
   const ratio = (a, b) => ({ deliveries_per_s: a.deliveries_per_s / b.deliveries_per_s, p99_move_to_delivery_ms: a.p99_move_to_delivery_ms / b.p99_move_to_delivery_ms });
   return {
     [`1,000 items moved at once, lean receiver answers 200, median of ${ROUNDS}`]: mock,
-    [`bare node:http sender, the same burst, median of ${ROUNDS}`]: base,
+    [`bare undici sender, the same burst, median of ${ROUNDS}`]: base,
     'mock / bare': ratio(mock, base),
     [`the same burst to a node:http receiver, median of ${ROUNDS}`]: mockHttp,
-    [`bare node:http sender to a node:http receiver, median of ${ROUNDS}`]: baseHttp,
+    [`bare undici sender to a node:http receiver, median of ${ROUNDS}`]: baseHttp,
     'mock / bare, node:http receiver': ratio(mockHttp, baseHttp),
     [`1,000 items moved one by one, ${STEADY_RATE}/s, state file holding 10,000 orders, lean receiver answers 200, median of ${ROUNDS}`]: summary(runs.steady),
     'lean receiver fails every first attempt, clock advanced past the first retry': await once('fail-first', 'lean'),

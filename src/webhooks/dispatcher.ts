@@ -186,7 +186,7 @@ export class WebhookDispatcher {
     this.#unsubscribe();
     // Attempts that already ended are recorded; those cut off by closing the sockets are not (they run again after a restart).
     this.#save();
-    this.sender.close();
+    await this.sender.close();
     await Promise.allSettled([...this.#inFlight.values()]);
     for (const w of this.#idleWaiters.splice(0)) w();
   }
