@@ -119,3 +119,22 @@ t.test('a state file that is not state stops the start with one line and is left
   t.match(r.stderr, /^mock-server: State file .* is not a mock-server state file: the top level must be a JSON object\. It was left untouched.*\n$/);
   t.equal(readFileSync(db, 'utf8'), 'null');
 });
+
+t.test('one server per state file: a second one is refused naming the holder; after kill -9 the lock is taken over at once', async (t) => {
+  const dir = tempDir(t);
+  const db = join(dir, 'state.json');
+  const first = await start(['--db', db]);
+  const second = await run(['--db', db, '--port', '0']);
+  t.equal(second.code, 2);
+  t.match(second.stderr, new RegExp(`^mock-server: State file ${db.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by another mock-server \\(pid ${first.child.pid}\\).*\\n$`));
+  first.child.kill('SIGKILL');
+  await first.exited;
+  // The lock's directory is still there and fresh: only its dead owner lets this start.
+  const again = await start(['--db', db]);
+  again.child.kill('SIGTERM');
+  t.equal(await again.exited, 0);
+  const third = await start(['--db', db]);
+  t.pass('a clean stop released the lock');
+  third.child.kill('SIGTERM');
+  await third.exited;
+});

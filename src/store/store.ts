@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { track, type Op } from './changes.js';
 import { emptyState, emptyTenant, normalizeState, type ServerState, type State, type Tenant } from './schema.js';
+import { lockStateFile } from './lock.js';
 import { StateFile, syncDirectory } from './state-file.js';
 import { readLog, StoreError } from './wal.js';
 
@@ -70,8 +71,20 @@ export async function createStore(db: string, opts: StoreOptions = {}): Promise<
     return new LowStore(low, 'memory', null, opts);
   }
   const file = resolve(db);
-  const adapter = new StateFile(file);
   const exists = await checkWritable(file);
+  const release = await lockStateFile(file, opts.warn ?? warning);
+  try {
+    return await openFile(file, exists, { ...opts, release });
+  } catch (e) {
+    await release();
+    throw e;
+  }
+}
+
+const warning = (message: string) => process.emitWarning(message);
+
+async function openFile(file: string, exists: boolean, opts: StoreOptions & { release: () => Promise<void> }): Promise<Store> {
+  const adapter = new StateFile(file);
   let raw: unknown = emptyState();
   if (exists) {
     try {
@@ -158,15 +171,17 @@ class LowStore implements Store {
   readonly #resetListeners: Array<(app: string | null) => void> = [];
   readonly #compactBytes: number | undefined;
   readonly #warn: (message: string) => void;
+  readonly #release: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly low: Low<State>,
     readonly location: string,
     readonly logLocation: string | null,
-    opts: StoreOptions,
+    opts: StoreOptions & { release?: () => Promise<void> },
   ) {
     this.#compactBytes = opts.compactBytes;
-    this.#warn = opts.warn ?? ((m) => process.emitWarning(m));
+    this.#warn = opts.warn ?? warning;
+    this.#release = opts.release;
   }
 
   get #file(): StateFile {
@@ -263,9 +278,13 @@ class LowStore implements Store {
     while (this.#running) await this.#running.catch(() => undefined);
     await this.#compacting;
     if (!this.#log) return;
-    if (this.#logBytes > 0 || this.#oldLog || this.#broken || this.#pending.length > 0) await this.#rewrite();
-    await this.#log.close();
-    this.#log = null;
+    try {
+      if (this.#logBytes > 0 || this.#oldLog || this.#broken || this.#pending.length > 0) await this.#rewrite();
+    } finally {
+      await this.#log.close();
+      this.#log = null;
+      await this.#release?.().catch((e: Error) => this.#warn(`Could not release the lock on state file ${this.location}: ${e.message}`));
+    }
   }
 
   /** Group commit: writers wait for the next flush; one flush serves everyone who wrote before it began. */
