@@ -226,6 +226,7 @@ export async function replay(file: string, origin: string, opts: ReplayOptions =
   const out = [`# ${spec.name ?? basename(file)}`];
   let ok = true;
   const hook = await receiver();
+  let registeredOk = false;
   try {
     // Nothing can be played against a server that cannot be reached or is no mock-server: a bad --url.
     let registered: Response;
@@ -248,6 +249,7 @@ export async function replay(file: string, origin: string, opts: ReplayOptions =
             : answer.replace(/\s+/g, ' ').slice(0, 200);
       throw new ReplayError(`${origin} answered ${registered.status} to PUT /__admin/webhooks/config: ${hint}`);
     }
+    registeredOk = true;
     for (const [i, raw] of spec.steps.entries()) {
       const step = fill(raw, vars);
       const label = raw.name ?? `step ${i + 1}`;
@@ -318,6 +320,14 @@ export async function replay(file: string, origin: string, opts: ReplayOptions =
       }
     }
   } finally {
+    // The registration points at this replay's receiver, which closes now: take it back, so that a
+    // server that goes on running is left as it was (the server clock is server-wide and stays moved).
+    if (registeredOk) {
+      const body = JSON.stringify({ url: null, application });
+      await fetch(`${origin}/__admin/webhooks/config`, { method: 'PUT', headers: { ...control, 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(timeoutMs) })
+        .then((r) => r.arrayBuffer())
+        .catch(() => undefined);
+    }
     await hook.close();
   }
   out.push(ok ? 'PASS' : 'FAILED');

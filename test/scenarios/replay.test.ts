@@ -86,3 +86,12 @@ t.test('against a server with --admin-token: control calls carry the token, with
   const mixed = await replay(own, origin, { ...opts, adminToken: 'replay-s3cret' });
   t.ok(mixed.ok, mixed.transcript.join('\n'));
 });
+
+t.test('a replay against a running server takes its webhook registration back when it ends', async (t) => {
+  const origin = await server(t);
+  const file = join(replays, 'instant-confirmation.yaml');
+  const result = await replay(file, origin);
+  t.ok(result.ok, result.transcript.join('\n'));
+  const config = await (await fetch(`${origin}/__admin/webhooks/config`)).json();
+  t.same(config, { default: null, applications: {} }, 'no receiver registered for the replay application any more');
+});
