@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { requireScope } from '../auth/index.js';
+import { convert, toPrice } from '../catalog/money.js';
 import { clip, errors } from '../http/errors.js';
 import type { RefundPolicyRecord } from '../seed/types.js';
 import { durationToMs, formatDuration, parseDuration } from '../time/duration.js';
@@ -48,9 +49,18 @@ function itemOf(order: Order, uuid: string): OrderItem {
 
 export default async function cancellationsRoutes(app: FastifyInstance) {
   const tags = ['cancellations'];
-  const view = (request: FastifyRequest) => (p: Refund) => {
-    const c = app.catalog.currencyByCode.get(p.currency);
-    return { uuid: p.uuid, order_item_uuid: p.order_item_uuid, status: 'PAID', amount: { currency: p.currency, value: p.amount, formatted_value: c ? new Intl.NumberFormat(request.service.locale.locale, { style: 'currency', currency: c.code }).format(p.amount) : String(p.amount) }, cancellation_reason: p.reason, created_at: p.created_at };
+  /**
+   * Renders a refund as a Price in the currency the order was placed in, like the order's prices.
+   * Refunds recorded before this rule (state files of older versions) are in the supplier currency:
+   * they are converted here, so they show the same way.
+   */
+  const view = (request: FastifyRequest, order: Order) => (p: Refund) => {
+    const from = app.catalog.currencyByCode.get(p.currency);
+    const to = app.catalog.currencyByCode.get(order.currency) ?? from;
+    const amount = from && to
+      ? toPrice(p.amount, from, to, request.service.locale.locale)
+      : { currency: p.currency, value: p.amount, formatted_value: String(p.amount), formatted_iso_value: String(p.amount) };
+    return { uuid: p.uuid, order_item_uuid: p.order_item_uuid, status: 'PAID', amount, cancellation_reason: p.reason, created_at: p.created_at };
   };
 
   app.delete<IP & { Body: Static<typeof CancelBody> }>(
@@ -63,7 +73,11 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
       if (item.status !== 'OK') throw errors.notCancellable(item.uuid, item.status);
       const application = request.service.application;
       const now = app.clock.now();
-      const amount = refundAmount(resolve(app, item).activity.booking.refund_policies, item, now);
+      const supplierAmount = refundAmount(resolve(app, item).activity.booking.refund_policies, item, now);
+      // Refunded in the currency the order was placed (and paid) in.
+      const from = app.catalog.currencyByCode.get(item.supplier_currency);
+      const to = app.catalog.currencyByCode.get(order.currency);
+      const [amount, currency] = from && to ? [convert(supplierAmount, from, to), to.code] : [supplierAmount, item.supplier_currency];
       const deliveries = await app.store.update(application, (t) => {
         const o = t.orders[order.uuid] as unknown as Order;
         const x = itemOf(o, item.uuid);
@@ -74,7 +88,7 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
         const scenario = app.scenarioRunner.attached('cancellation', o, x);
         if (scenario) app.scenarioRunner.start(t, application, o, x, scenario);
         const sent = scenario ? [] : [moveItem(app, t, application, o, x, 'REFUND_STARTED'), moveItem(app, t, application, o, x, 'REFUNDED')];
-        o.refunds = [...(o.refunds ?? []), { uuid: randomUUID(), order_item_uuid: x.uuid, amount, currency: x.supplier_currency, reason: request.body.cancellation_reason, created_at: now.toISOString() }];
+        o.refunds = [...(o.refunds ?? []), { uuid: randomUUID(), order_item_uuid: x.uuid, amount, currency, reason: request.body.cancellation_reason, created_at: now.toISOString() }];
         return sent;
       });
       sendAll(app, deliveries);
@@ -102,7 +116,10 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
   app.get<{ Params: { orderUuid: string } }>(
     '/orders/:orderUuid/refunds',
     { schema: { tags, summary: 'Paid refunds of an order', params: Type.Object({ orderUuid: Type.String() }) } },
-    async (request) => (orderOf(app, request, request.params.orderUuid).refunds ?? []).map(view(request)),
+    async (request) => {
+      const order = orderOf(app, request, request.params.orderUuid);
+      return (order.refunds ?? []).map(view(request, order));
+    },
   );
 
   app.post<IP>(

@@ -84,7 +84,11 @@ export interface Order {
   refunds?: Refund[];
 }
 
-/** A refund paid when an item was cancelled, in the supplier currency. */
+/**
+ * A refund paid when an item was cancelled, in the currency the order was placed in. Refunds
+ * written by older versions are in the item's supplier currency: `currency` says which, and they
+ * are converted to the order currency when shown.
+ */
 export interface Refund {
   uuid: string;
   order_item_uuid: string;

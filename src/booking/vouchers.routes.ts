@@ -26,7 +26,8 @@ function content(app: FastifyInstance, order: Order, item: OrderItem, lang: stri
     meetingPoint: tr(activity.meeting_point, lang),
     emergencyPhone: activity.emergency_phone_number,
     supplier: activity.supplier.company_name,
-    code: `${order.identifier}-${item.code}`,
+    // The item's code already starts with the order's (MUS4000001-1): it is the whole caption.
+    code: item.code,
   };
 }
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { clip, errors } from '../http/errors.js';
 import type { ActivityRecord } from '../seed/types.js';
-import { ActivitySchema, ActivitySearchResultSchema } from './activities.schemas.js';
+import { ActivitySchema, ActivitySearchResultSchema, SortByQuery } from './activities.schemas.js';
 import { idList, listParam, parseCoordinates, parseDistanceKm, parseDurationRange, parseRange, search, validateSort, type SearchQuery } from './search.js';
 import { facets } from './facets.js';
 
@@ -42,7 +42,7 @@ const SearchQuerySchema = Type.Object({
   preferred_seller_code: Type.Optional(Type.String()),
   preferred_seller_boost: Type.Number({ minimum: 0, default: 0 }),
   include_facets: Type.Optional(List),
-  sort_by: Type.Optional(List),
+  sort_by: SortByQuery,
 });
 type SearchQueryT = Static<typeof SearchQuerySchema>;
 

@@ -8,6 +8,7 @@ import {
   PriceSchema,
   VenueSchema,
 } from './taxonomy.schemas.js';
+import { SORT_VALUES } from './search.js';
 
 const Str = (description?: string) => Type.String(description ? { description } : {});
 const Bool = (description?: string) => Type.Boolean(description ? { description } : {});
@@ -136,3 +137,11 @@ export const ActivitySearchResultSchema = Type.Object({
     ),
   ),
 });
+
+/**
+ * The sort_by parameter of every activity listing: GET /activities and the city, category and venue
+ * activity lists accept the same values (checked by validateSort, which names an unknown one).
+ */
+export const SortByQuery = Type.Optional(
+  Type.Array(Type.String(), { description: `comma-separated; each one of ${SORT_VALUES.join(', ')} ('-' reverses; distance needs coordinates)` }),
+);

@@ -3,8 +3,8 @@ import { Type, type Static } from 'typebox';
 import { errors } from '../http/errors.js';
 import { page, paging, PagingQuery } from '../http/pagination.js';
 import type { CityRecord } from '../seed/types.js';
-import { ActivitySchema } from './activities.schemas.js';
-import { byId, groupOnline, sortActivities } from './lookup.js';
+import { ActivitySchema, SortByQuery } from './activities.schemas.js';
+import { byId, groupOnline, placeSort, sortActivities } from './lookup.js';
 import { distanceKm, parseCoordinates, parseDistanceKm } from './search.js';
 import { renderCategory, renderCity, renderVenue } from './taxonomy.render.js';
 import { CategorySchema, CitySchema, VenueSchema } from './taxonomy.schemas.js';
@@ -26,7 +26,7 @@ const ActivitiesQuery = Type.Object({
   ...paging(),
   category: Type.Optional(Type.Integer()),
   venue: Type.Optional(Type.Integer()),
-  sort_by: Type.Enum(['relevance', 'city-relevance', 'relevance-city', 'external-relevance', 'relevance-external', 'venue-relevance', 'price', 'rating'], { default: 'relevance' }),
+  sort_by: SortByQuery,
 });
 
 export default async function citiesRoutes(app: FastifyInstance) {
@@ -77,7 +77,7 @@ export default async function citiesRoutes(app: FastifyInstance) {
       const list = (activities.get(cityId) ?? []).filter(
         (a) => (category === undefined || a.category_ids.includes(category)) && (venue === undefined || a.venue_ids.includes(venue)),
       );
-      const body = app.activityBodies.list(page(sortActivities(list, sort_by, catalog), request.query), request);
+      const body = app.activityBodies.list(page(sortActivities(list, placeSort(sort_by, 'relevance'), catalog), request.query), request);
       return reply.type('application/json; charset=utf-8').send(body);
     },
   );

@@ -9,6 +9,33 @@ import { tr } from './text.js';
 export const SORT_KEYS = [
   'relevance', 'distance', 'price', 'rating', 'relevance-venue', 'relevance-city', 'relevance-category', 'relevance-external',
 ] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+
+/**
+ * The other spelling of some keys: the reference lists `venue-relevance`, `city-relevance`,
+ * `category-relevance` and `external-relevance` for the city, category and venue activity lists
+ * (and `relevance-city`, `relevance-external` there too). The references disagree, so every
+ * activity listing accepts both spellings; each names the same key.
+ */
+export const SORT_ALIASES: Readonly<Record<string, SortKey>> = {
+  'venue-relevance': 'relevance-venue',
+  'city-relevance': 'relevance-city',
+  'category-relevance': 'relevance-category',
+  'external-relevance': 'relevance-external',
+};
+
+/**
+ * Every sort_by value of every activity listing (GET /activities and /cities, /categories and
+ * /venues/{id}/activities): each key in both spellings, as it is or with '-' to reverse it.
+ */
+export const SORT_VALUES: readonly string[] = [...SORT_KEYS, ...Object.keys(SORT_ALIASES)].flatMap((k) => [k, `-${k}`]);
+
+/** A valid sort_by value as its key (either spelling) and whether '-' reversed it. */
+export function parseSort(value: string): { key: SortKey; reversed: boolean } {
+  const reversed = value.startsWith('-');
+  const name = reversed ? value.slice(1) : value;
+  return { key: SORT_ALIASES[name] ?? (name as SortKey), reversed };
+}
 
 /** The parsed, validated parameters of GET /activities. */
 export interface SearchQuery {
@@ -106,20 +133,20 @@ export function distanceKm(a: { lat: number; lng: number }, b: { lat: number; ln
   return 12742 * Math.asin(Math.sqrt(h));
 }
 
-/** Checks sort_by values, 400 naming the first unknown one. */
+/** Checks sort_by values (the same set on every activity listing), 400 naming the first unknown one. */
 export function validateSort(values: string[], hasCoordinates: boolean): void {
   for (const v of values) {
-    const key = v.startsWith('-') ? v.slice(1) : v;
-    if (!(SORT_KEYS as readonly string[]).includes(key)) {
-      throw errors.validation(`querystring "sort_by" has unknown value "${clip(v)}": one of ${SORT_KEYS.flatMap((k) => [k, `-${k}`]).join(', ')}`);
+    if (!SORT_VALUES.includes(v)) {
+      throw errors.validation(`querystring "sort_by" has unknown value "${clip(v)}": one of ${[...SORT_KEYS, ...Object.keys(SORT_ALIASES)].join(', ')}, each also with - in front`);
     }
-    if (key === 'distance' && !hasCoordinates) throw errors.validation('querystring "sort_by" distance needs "coordinates"');
+    if (parseSort(v).key === 'distance' && !hasCoordinates) throw errors.validation('querystring "sort_by" distance needs "coordinates"');
   }
 }
 
 export const usdPrice = (catalog: Catalog, a: ActivityRecord) => a.retail_price / (catalog.currencyByCode.get(a.supplier_currency)?.usd_rate ?? 1);
 
-function sortKey(catalog: Catalog, key: string, q: SearchQuery): (a: ActivityRecord) => number {
+/** What a sort key orders by (ascending); distance is from `at`. */
+export function sortKey(catalog: Catalog, key: SortKey, at: { lat: number; lng: number } | undefined): (a: ActivityRecord) => number {
   switch (key) {
     case 'price':
       return (a) => usdPrice(catalog, a);
@@ -131,7 +158,7 @@ function sortKey(catalog: Catalog, key: string, q: SearchQuery): (a: ActivityRec
       // The external engine's score is not public: a stable stand-in built from popularity.
       return (a) => a.reviews_number * a.reviews_avg;
     case 'distance':
-      return (a) => distanceKm(q.coordinates ?? { lat: 0, lng: 0 }, { lat: a.latitude, lng: a.longitude });
+      return (a) => distanceKm(at ?? { lat: 0, lng: 0 }, { lat: a.latitude, lng: a.longitude });
     default:
       return (a) => a.relevance;
   }
@@ -194,8 +221,8 @@ export function search(catalog: Catalog, online: ActivityRecord[], q: SearchQuer
   if (q.text !== undefined) found = textFilter(found, q, lang);
   const order = q.sort_by.length ? q.sort_by : ['-relevance'];
   const keys = order.map((v) => {
-    const desc = v.startsWith('-');
-    return { fn: sortKey(catalog, desc ? v.slice(1) : v, q), dir: desc ? -1 : 1 };
+    const { key, reversed } = parseSort(v);
+    return { fn: sortKey(catalog, key, q.coordinates), dir: reversed ? -1 : 1 };
   });
   const boost = (a: ActivityRecord) => (q.preferred_seller_code && a.supplier.uuid === q.preferred_seller_code ? 1 : 0);
   const index = new Map(online.map((a, i) => [a, i]));

@@ -38,11 +38,14 @@ export function jsonNestingDepth(text: string): number {
 export function installJsonBodyParser(app: FastifyInstance): void {
   // Many clients POST with Content-Type application/json and no body (POST /carts): an empty body
   // means no body here, not a 400; anything else goes through Fastify's own (prototype-safe) parser.
-  // This is the only body parser registered (Fastify's text/plain one yields a string, no nesting);
-  // a new one must check the depth too. Bodies nested deeper than MAX_JSON_DEPTH are refused before
-  // parsing: handlers, the store and JSON.stringify all recurse over them.
+  // This is the only body parser: Fastify's default text/plain one is removed, so a text/plain body
+  // (like any type but JSON, e.g. application/xml) answers 415 naming the type instead of reaching
+  // the body schema as a string and failing validation with a 400. Requests without a body and
+  // without a Content-Type never reach a parser. A new parser must check the depth too: bodies
+  // nested deeper than MAX_JSON_DEPTH are refused before parsing, since handlers, the store and
+  // JSON.stringify all recurse over them.
   const json = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);

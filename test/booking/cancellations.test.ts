@@ -32,11 +32,12 @@ async function setup(t: Test, webhookUrl: string | null = 'http://127.0.0.1:9/ho
     return { order: order.uuid as string, item: order.items[0].uuid as string };
   };
   await login();
-  return { app, call, login, book };
+  return { app, call, login, book, headers };
 }
 
 t.test('cancelling an OK item refunds by the policy tiers and sends two webhooks', async (t) => {
-  const { app, call, book } = await setup(t);
+  const { app, call, book, headers } = await setup(t);
+  headers['x-service-currency'] = 'EUR'; // orders placed in the supplier's currency: the tiers' amounts as they are
   const early = await book(POLICIES, '2026-01-20', '10:00');
   const policies = await call('GET', `/orders/${early.order}/items/${early.item}/refund-policies`);
   t.same(policies.map((p: { period: string; applicable_until: string }) => [p.period, p.applicable_until]), [['P3D', '2026-01-17 10:00'], ['P1D', '2026-01-19 10:00'], ['PT12H', '2026-01-19 22:00']]);
@@ -56,6 +57,29 @@ t.test('cancelling an OK item refunds by the policy tiers and sends two webhooks
   const late = await book(POLICIES, '2026-01-15', '15:00');
   await call('DELETE', `/orders/${late.order}/items/${late.item}`, { cancellation_reason: 'GRACE-PERIOD' }, 204);
   t.match(await call('GET', `/orders/${late.order}/refunds`), [{ amount: { value: 0 } }], 'five hours before: no tier applies');
+});
+
+t.test('a refund is in the currency the order was placed in, as a full Price', async (t) => {
+  const { app, call, book, headers } = await setup(t);
+  headers['x-service-currency'] = 'USD';
+  const booked = await book(POLICIES, '2026-01-20', '10:00');
+  const paid = await call('GET', `/orders/${booked.order}`);
+  t.match(paid.items[0].total_retail_price_in_order_currency, { currency: 'USD', value: 65.22 }, '2 x 30 EUR shown in USD');
+  await call('DELETE', `/orders/${booked.order}/items/${booked.item}`, { cancellation_reason: 'CANCELLED-BY-CUSTOMER' }, 204);
+  // Asked in another currency: the refund stays in the order's currency, as the order's prices do.
+  headers['x-service-currency'] = 'GBP';
+  const [refund] = await call('GET', `/orders/${booked.order}/refunds`);
+  t.same(refund.amount, { currency: 'USD', value: 65.22, formatted_value: '$65.22', formatted_iso_value: '$65.22' }, '100% of what was paid, in USD');
+  t.same(Object.keys(refund.amount).sort(), Object.keys(paid.total_price).sort(), 'the same Price fields as the order total');
+  t.same(refund.amount, paid.items[0].total_retail_price_in_order_currency, 'a full refund equals the paid line');
+
+  // A refund an older version stored in the supplier currency still shows in the order's currency.
+  await app.store.update('shop', (s) => {
+    const o = s.orders[booked.order] as unknown as { refunds: object[] };
+    o.refunds.push({ uuid: 'legacy', order_item_uuid: booked.item, amount: 30, currency: 'EUR', reason: 'VENUE-CLOSED', created_at: '2026-01-15T10:00:00.000Z' });
+  });
+  const legacy = (await call('GET', `/orders/${booked.order}/refunds`)).find((r: { uuid: string }) => r.uuid === 'legacy');
+  t.same(legacy.amount, { currency: 'USD', value: 32.61, formatted_value: '$32.61', formatted_iso_value: '$32.61' }, 'EUR 30.00 stored, USD 32.61 shown');
 });
 
 t.test('cancellation refusals and the notifications endpoint', async (t) => {

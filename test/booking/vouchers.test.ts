@@ -52,7 +52,12 @@ t.test('vouchers: URLs on OK items only, a PDF that opens and names the booking'
   t.equal(view.headers['content-type'], 'application/pdf');
   const pdf = await pdfText(view.rawPayload);
   t.equal(pdf.pages, 1);
-  for (const needle of [order.identifier, order.uuid, 'Eiffel Tower summit', '2026-01-20 10:00', '2 x Adult', 'Grace Hopper', `${order.identifier}-`]) t.match(pdf.text, needle);
+  for (const needle of [order.identifier, order.uuid, 'Eiffel Tower summit', '2026-01-20 10:00', '2 x Adult', 'Grace Hopper']) t.match(pdf.text, needle);
+  // The QR code's caption is the item's code, which already starts with the order's: once, not twice.
+  t.match(ok.code, new RegExp(`^${order.identifier}-1$`));
+  const caption = pdf.text.trim().split(/\s+/).pop();
+  t.equal(caption, ok.code, 'caption under the QR code: MUS…-1');
+  t.notMatch(pdf.text, `${order.identifier}-${order.identifier}`, 'the order code is not repeated');
 
   const byActivity = await call('GET', `/orders/${order.uuid}/activities/${INSTANT}/voucher`);
   t.equal(byActivity.statusCode, 200);
@@ -64,6 +69,7 @@ t.test('vouchers: URLs on OK items only, a PDF that opens and names the booking'
   t.equal((await app.inject({ url: '/voucher/view/nope' })).statusCode, 404);
 
   const booking = (await call('GET', `/orders/${order.uuid}/items/${ok.uuid}/voucher/booking`)).json();
+  t.equal(booking.barcodes[0].code, ok.code, 'the barcode encodes the item code');
   t.match(booking, { barcodes: [{ type: 'QRCODE', image: /^data:image\/png;base64,/, used: false }], order: { identifier: order.identifier }, activity: { uuid: INSTANT } });
   t.equal((await call('GET', `/orders/${order.uuid}/items/${pending.uuid}/voucher/booking`)).statusCode, 409);
   t.equal((await call('GET', `/orders/${order.uuid}/items/${ok.uuid}/vouchers-external`)).statusCode, 404);
