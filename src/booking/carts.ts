@@ -104,7 +104,8 @@ export function cartView(app: FastifyInstance, request: FastifyRequest) {
       product_identifier: x.product_identifier,
       quantity: x.quantity,
       status: 'PREBOOK_OK',
-      language: x.language ? { code: x.language, name: lang ? tr(lang.name, ctx.lang) : x.language } : null,
+      // Absent, not null, without a language: the vendor's schema has no null here (README, fidelity).
+      ...(x.language ? { language: { code: x.language, name: lang ? tr(lang.name, ctx.lang) : x.language } } : {}),
       pickup: x.pickup,
       is_gift_redeem: false,
       total_price: price(holder.retail_price * x.quantity, cur),
@@ -155,10 +156,9 @@ export function cartView(app: FastifyInstance, request: FastifyRequest) {
   const cart = (c: Cart) => ({
     uuid: c.uuid,
     items: c.items.map(item),
-    customer: c.customer ? { ...c.customer, extra_customer_data: c.extra_customer_data } : null,
-    discount_code: null,
-    promo_code: null,
-    gift_card: null,
+    // No customer yet, and the codes and gift cards the mock does not model, are left out rather
+    // than null: the vendor's schema types them string or object, without null.
+    ...(c.customer ? { customer: { ...c.customer, extra_customer_data: c.extra_customer_data } } : {}),
     preferred_payment_gateway: null,
     ...totals(c.items),
   });

@@ -6,7 +6,7 @@ import { clip, errors } from '../http/errors.js';
 import type { Text } from '../seed/types.js';
 import { assertOpen, cartOf } from './carts.routes.js';
 import { resolve } from './carts.js';
-import { validateForm } from './forms.js';
+import { passengerInfo, validateForm } from './forms.js';
 import type { Cart, CustomerData } from './records.js';
 
 const CartParams = Type.Object({ cartUuid: Type.String() });
@@ -59,6 +59,35 @@ export function customerSchema(app: FastifyInstance, cart: Cart, lang: string) {
   return { title: 'cart_customer_guest', type: 'object' as const, properties, required };
 }
 
+/** One field of the legacy checkout form: its definition, with the value the cart holds ('' when none). */
+function formField(name: string, title: Text, type: { type?: unknown; format?: unknown }, required: boolean, value: unknown, lang: string) {
+  const kind = type.format === 'date' ? 'date' : type.type === 'number' || type.type === 'integer' ? 'number' : 'text';
+  return { name, value: value === undefined || value === null ? '' : String(value), type: kind, required, label: tr(title, lang) };
+}
+
+/**
+ * GET /carts/{uuid}/form (legacy): the same questions as the customer and participant schemas, as
+ * the older flat form: lead booker fields, one ticket per unit of each item with its passenger
+ * fields, and the extra customer data per activity, each with the value the cart holds.
+ */
+export function checkoutForm(app: FastifyInstance, cart: Cart, lang: string) {
+  const customer = (cart.customer ?? {}) as Record<string, unknown>;
+  return {
+    customer: LEAD.map(([name, title, type, required]) => formField(name, title, type, required, customer[name], lang)),
+    tickets: cart.items.flatMap((x) => {
+      const fields = resolve(app, x).activity.booking.participant_fields;
+      return Array.from({ length: x.quantity }, (_, i) => ({
+        product: { id: x.product_identifier },
+        passengers_info: fields.map((f) => formField(f.name, f.title, f, f.required, x.participants?.[i]?.[f.name], lang)),
+      }));
+    }),
+    extra_customer_data: ecdActivities(app, cart).map((a) => ({
+      event: { id: a.uuid },
+      fields: a.booking.extra_customer_data.map((f) => formField(f.name, f.title, f, f.required, cart.extra_customer_data[a.uuid]?.[f.name], lang)),
+    })),
+  };
+}
+
 /** Participant info still missing from a cart, for the order's refusal message. */
 export function missingParticipants(app: FastifyInstance, cart: Cart): string[] {
   return cart.items.filter((x) => resolve(app, x).activity.booking.participant_fields.length && !x.participants).map((x) => x.uuid);
@@ -72,6 +101,10 @@ export default async function customerRoutes(app: FastifyInstance) {
     if (!item) throw errors.notFound(`Cart item ${clip(uuid)} does not exist`);
     return item;
   };
+
+  app.get<CP>('/carts/:cartUuid/form', { schema: { tags, summary: 'The legacy checkout form: the customer and participant questions as flat field lists', params: CartParams } }, async (request) =>
+    checkoutForm(app, cartOf(app, request, request.params.cartUuid), lang(request)),
+  );
 
   app.get<CP>('/carts/:cartUuid/customer/schema', { schema: { tags, summary: 'JSON Schema of the lead booker and extra customer data', params: CartParams } }, async (request) =>
     customerSchema(app, cartOf(app, request, request.params.cartUuid), lang(request)),
@@ -109,7 +142,7 @@ export default async function customerRoutes(app: FastifyInstance) {
   });
 
   app.get<IP>('/carts/:cartUuid/items/:cartItemUuid/participants', { schema: { tags, summary: 'Participants of an item', params: ItemParams } }, async (request) =>
-    itemOf(cartOf(app, request, request.params.cartUuid), request.params.cartItemUuid).participants ?? [],
+    (itemOf(cartOf(app, request, request.params.cartUuid), request.params.cartItemUuid).participants ?? []).map(passengerInfo),
   );
 
   app.put<IP & { Body: unknown }>(
@@ -127,7 +160,7 @@ export default async function customerRoutes(app: FastifyInstance) {
         const c = t.carts[cart.uuid] as unknown as Cart;
         c.items = c.items.map((x) => (x.uuid === item.uuid ? { ...x, participants: list as Record<string, unknown>[] } : x));
       });
-      return list;
+      return (list as Record<string, unknown>[]).map(passengerInfo);
     },
   );
 }

@@ -25,3 +25,16 @@ export function validateForm(schema: object, value: unknown, what: string): void
   const messages = [...new Set((validate.errors ?? []).map(describe))];
   throw errors.validation(`${what}: ${messages.join('; ')}`);
 }
+
+/**
+ * A participant as the API shows it: the vendor's PassengerInfo has date-times where the
+ * participant schema takes dates (1815-12-10 is shown as 1815-12-10T00:00:00+00:00).
+ */
+export function passengerInfo(p: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...p };
+  for (const k of ['date_of_birth', 'passport_expiry_date']) {
+    const v = out[k];
+    if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v)) out[k] = `${v}T00:00:00+00:00`;
+  }
+  return out;
+}

@@ -7,6 +7,7 @@ import { clip, errors } from '../http/errors.js';
 import { compareVersions } from '../http/service-headers.js';
 import type { OrderRecord } from '../store/index.js';
 import { cartOf } from './carts.routes.js';
+import { passengerInfo } from './forms.js';
 import { cartView, resolve } from './carts.js';
 import { missingParticipants } from './customer.routes.js';
 import { moveItem, sendAll } from './lifecycle.js';
@@ -42,6 +43,11 @@ function sourceOf(body: Static<typeof OrderBody>, version: string): string | nul
   return typeof s === 'string' ? s : null;
 }
 
+/** The fields of an object that have a value (not null): what the vendor's schema allows in place of null. */
+function present(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null && v !== undefined));
+}
+
 export function orderOf(app: FastifyInstance, request: FastifyRequest, uuid: string): Order {
   const order = app.store.tenant(request.service.application).orders[uuid] as unknown as Order | undefined;
   if (!order) throw errors.notFound(`Order ${clip(uuid)} does not exist`);
@@ -71,7 +77,7 @@ export function orderView(app: FastifyInstance, request: FastifyRequest, order: 
       total_retail_price_in_order_currency: line,
       original_retail_price_in_supplier_currency: view.supplierPrice(x.unit.original_retail_price, x.supplier_currency),
       total_original_retail_price_in_supplier_currency: view.supplierPrice(x.unit.original_retail_price * x.quantity, x.supplier_currency),
-      b2b_price: null, is_gift_redeem: false, extra_customer_data: x.extra_customer_data, participants_info: x.participants_info,
+      b2b_price: null, is_gift_redeem: false, extra_customer_data: x.extra_customer_data, participants_info: x.participants_info.map(passengerInfo),
       cancellation_reason: x.cancellation_reason, cancellation_additional_info: x.cancellation_additional_info,
       error_status: x.status === 'KO', version: x.version, created_at: x.created_at, updated_at: x.updated_at,
     };
@@ -82,7 +88,15 @@ export function orderView(app: FastifyInstance, request: FastifyRequest, order: 
     total_price: price(total, order.currency),
     discount_amount: price(original - total, order.currency),
     total_retail_price_in_order_currency: price(total, order.currency),
-    market: order.market, source: order.source, extra_data: order.extra_data, affiliate: order.affiliate, affiliate_channel: order.affiliate_channel,
+    market: order.market,
+    // Left out when not given, rather than null: the vendor's schema types them string or object, without null.
+    ...present({
+      source: order.source,
+      extra_data: order.extra_data,
+      // The request gives the affiliate's code; the vendor's Affiliate is an object.
+      affiliate: order.affiliate === null ? null : { code: order.affiliate, name: order.affiliate, logo_url: '' },
+      affiliate_channel: order.affiliate_channel,
+    }),
     email_notification: order.email_notification, version: order.version, created_at: order.created_at, updated_at: order.updated_at,
   };
 }

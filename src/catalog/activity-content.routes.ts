@@ -62,7 +62,7 @@ export default async function activityContentRoutes(app: FastifyInstance) {
     { schema: { tags: ['reviews'], summary: 'Comments (deprecated: use reviews)', deprecated: true, params: Params, querystring: CommentsQuery } },
     async (request) => {
       const a = findActivity(app, request.params.activityUuid);
-      return commentsOf(a, request.query);
+      return commentsOf([a], request.query);
     },
   );
 

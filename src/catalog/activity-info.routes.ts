@@ -140,6 +140,20 @@ export default async function activityInfoRoutes(app: FastifyInstance) {
   );
 
   app.get<P>(
+    '/activities/:activityUuid/languages',
+    { schema: { tags, summary: 'Languages of an activity (guide or audio), with their names', params: Params, response: { 200: Type.Array(Type.Object({ code: Type.String(), name: Type.String() })) } } },
+    async (request) => {
+      const a = findActivity(app, request.params.activityUuid);
+      if (a.booking.languages.length === 0) throw errors.notFound('No languages found for the activity');
+      const lang = request.service.locale.language;
+      return [...new Set(a.booking.languages)].map((code) => {
+        const m = app.catalog.languages.find((l) => l.code === code);
+        return { code, name: m ? tr(m.name, lang) : code };
+      });
+    },
+  );
+
+  app.get<P>(
     '/activities/:activityUuid/pickups',
     {
       schema: {

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { page, paging } from '../http/pagination.js';
-import type { CategoryRecord } from '../seed/types.js';
-import { byId, groupOnline, sortActivities } from './lookup.js';
+import type { CategoryRecord, Text } from '../seed/types.js';
+import { tr } from './text.js';
+import { byId, groupOnline, placeSort, sortActivities } from './lookup.js';
 import { renderCategory } from './taxonomy.render.js';
 import { CategorySchema } from './taxonomy.schemas.js';
-import { ActivitySchema } from './activities.schemas.js';
+import { ActivitySchema, SortByQuery } from './activities.schemas.js';
 
 const Id = Type.Object({ categoryId: Type.Integer({ minimum: 1 }) });
 const ListQuery = Type.Object({
@@ -17,8 +18,9 @@ const ActivitiesQuery = Type.Object({
   ...paging(),
   city: Type.Optional(Type.Integer()),
   venue: Type.Optional(Type.Integer()),
-  sort_by: Type.Enum(['relevance', 'venue-relevance', 'category-relevance', 'price', 'rating'], { default: 'relevance' }),
+  sort_by: SortByQuery,
 });
+const ALL: Text = { en: 'All categories', it: 'Tutte le categorie', de: 'Alle Kategorien', fr: 'Toutes les catégories', es: 'Todas las categorías' };
 type TreeNode = Static<typeof CategorySchema> & { parent_id: number | null; children: TreeNode[] };
 
 export default async function categoriesRoutes(app: FastifyInstance) {
@@ -39,14 +41,18 @@ export default async function categoriesRoutes(app: FastifyInstance) {
     },
   );
 
-  app.get('/categories-tree', { schema: { tags, summary: 'Categories as a tree (roots with children)' } }, async (request) => {
+  // The vendor's document answers one Category: the tree's root, holding the top categories as its
+  // children. The catalog has several tops, so the root is a node of its own: id 0, level "0" (the
+  // level that means "all" in GET /categories).
+  app.get('/categories-tree', { schema: { tags, summary: 'Categories as one tree: a root (id 0) whose children are the top categories' } }, async (request) => {
     const lang = request.service.locale.language;
     const node = (c: CategoryRecord): TreeNode => ({
       ...renderCategory(c, lang),
       parent_id: c.parent_id,
       children: catalog.categories.filter((x) => x.parent_id === c.id).map(node),
     });
-    return catalog.categories.filter((c) => c.parent_id === null).map(node);
+    const children = catalog.categories.filter((c) => c.parent_id === null).map(node);
+    return { id: 0, code: 'root', name: tr(ALL, lang), level: '0', cover_image_url: '', event_image_url: '', url: '', parent_id: null, children };
   });
 
   app.get<{ Params: Static<typeof Id> }>(
@@ -65,7 +71,7 @@ export default async function categoriesRoutes(app: FastifyInstance) {
       const list = (activities.get(categoryId) ?? []).filter(
         (a) => (city === undefined || a.city_id === city) && (venue === undefined || a.venue_ids.includes(venue)),
       );
-      const body = app.activityBodies.list(page(sortActivities(list, sort_by, catalog), request.query), request);
+      const body = app.activityBodies.list(page(sortActivities(list, placeSort(sort_by, 'relevance'), catalog), request.query), request);
       return reply.type('application/json; charset=utf-8').send(body);
     },
   );

@@ -63,7 +63,7 @@ export default async function deprecatedRoutes(app: FastifyInstance) {
     async (request) => {
       const a = catalog.activities.find((x) => x.id === request.params.eventId && x.status === 'ONLINE');
       if (!a) throw errors.notFound(`Event ${clip(request.params.eventId)} does not exist`);
-      return commentsOf(a, request.query);
+      return commentsOf([a], request.query);
     },
   );
 
@@ -85,11 +85,12 @@ export default async function deprecatedRoutes(app: FastifyInstance) {
   );
   app.get<{ Params: { verticalId: number } }>(
     '/verticals/:verticalId',
-    { schema: { tags: ['verticals (deprecated)'], summary: 'One vertical (deprecated)', deprecated, params: Type.Object({ verticalId: Type.Integer({ minimum: 1 }) }), response: { 200: VerticalSchema } } },
+    // An array of one, as the vendor's document has it.
+    { schema: { tags: ['verticals (deprecated)'], summary: 'One vertical, in an array of one (deprecated)', deprecated, params: Type.Object({ verticalId: Type.Integer({ minimum: 1 }) }), response: { 200: Type.Array(VerticalSchema) } } },
     async (request) => {
       const c = roots.find((x) => x.id === request.params.verticalId);
       if (!c) throw errors.notFound(`Vertical ${clip(request.params.verticalId)} does not exist`);
-      return vertical(c, request.service.locale.language);
+      return [vertical(c, request.service.locale.language)];
     },
   );
 }

@@ -13,6 +13,7 @@ import listsRoutes from './lists.routes.js';
 import discoveryRoutes from './discovery.routes.js';
 import deprecatedRoutes from './deprecated.routes.js';
 import merchantTagsRoutes from './merchant-tags.routes.js';
+import pickupsRoutes from './pickups.routes.js';
 
 /** Every catalog resource's routes, registered under the base path with the header rules. */
 export default async function catalogRoutes(app: FastifyInstance) {
@@ -30,4 +31,5 @@ export default async function catalogRoutes(app: FastifyInstance) {
   await app.register(discoveryRoutes);
   await app.register(deprecatedRoutes);
   await app.register(merchantTagsRoutes);
+  await app.register(pickupsRoutes);
 }

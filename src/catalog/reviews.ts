@@ -108,10 +108,10 @@ function ratingRange(v: string | undefined): [number, number] {
 
 const byDate = (a: ReviewRecord, b: ReviewRecord) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0);
 
-/** The deprecated Comment list of an activity, filtered, sorted and paged as the query says. */
-export function commentsOf(a: ActivityRecord, q: Static<typeof CommentsQuery>) {
+/** The deprecated Comment list of activities (one, or a venue's), filtered, sorted and paged as the query says. */
+export function commentsOf(activities: ActivityRecord[], q: Static<typeof CommentsQuery>) {
   const [min, max] = ratingRange(q.rating_in);
-  const list = reviewsOf(a).filter(
+  const list = activities.flatMap(reviewsOf).filter(
     (r) => r.rating >= min && r.rating <= max && (q.include_empty === 'YES' || r.body !== '') && (!q.locale || r.locale === q.locale.slice(0, 2)),
   );
   const key = q.sort_by.replace('-', '');

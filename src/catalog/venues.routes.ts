@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { clip, errors } from '../http/errors.js';
 import { page, paging } from '../http/pagination.js';
-import { ActivitySchema } from './activities.schemas.js';
-import { byId, groupOnline, sortActivities } from './lookup.js';
+import { ActivitySchema, SortByQuery } from './activities.schemas.js';
+import { byId, groupOnline, placeSort, sortActivities } from './lookup.js';
+import { CommentsQuery, commentsOf } from './reviews.js';
 import { listParam } from './search.js';
 import { renderVenue } from './taxonomy.render.js';
 import { VenueSchema } from './taxonomy.schemas.js';
@@ -19,7 +20,7 @@ const ActivitiesQuery = Type.Object({
   city: Type.Optional(Type.Integer()),
   category: Type.Optional(Type.Integer()),
   flavour: Type.Optional(Type.Integer()),
-  sort_by: Type.Enum(['relevance', 'venue-relevance', 'category-relevance', 'price', 'rating'], { default: 'venue-relevance' }),
+  sort_by: SortByQuery,
 });
 
 export default async function venuesRoutes(app: FastifyInstance) {
@@ -65,8 +66,14 @@ export default async function venuesRoutes(app: FastifyInstance) {
           (category === undefined || a.category_ids.includes(category)) &&
           (flavour === undefined || a.flavour_ids.includes(flavour)),
       );
-      const body = app.activityBodies.list(page(sortActivities(list, sort_by, catalog), request.query), request);
+      const body = app.activityBodies.list(page(sortActivities(list, placeSort(sort_by, 'venue-relevance'), catalog), request.query), request);
       return reply.type('application/json; charset=utf-8').send(body);
     },
+  );
+
+  app.get<{ Params: Static<typeof Id>; Querystring: Static<typeof CommentsQuery> }>(
+    '/venues/:venueId/comments',
+    { schema: { tags, summary: "Comments on a venue's activities", params: Id, querystring: CommentsQuery } },
+    async (request) => commentsOf(activities.get(byId(catalog.venueById, request.params.venueId, 'Venue').id) ?? [], request.query),
   );
 }

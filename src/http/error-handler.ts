@@ -35,7 +35,7 @@ export function toApiError(err: FastifyError | ApiError | Error, request?: Fasti
   switch (fe.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       // Fastify 5's message is just "Unsupported Media Type": name the type the client sent.
-      return errors.unsupportedMediaType(request?.headers['content-type'] ?? String(fe.message.split(': ').pop() ?? ''));
+      return errors.unsupportedMediaType(request?.headers['content-type'] ?? '(none)');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return errors.payloadTooLarge();
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

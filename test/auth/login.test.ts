@@ -122,3 +122,34 @@ t.test('clients.json from a fixture directory is validated at start', async (t) 
   const builtin = await app.inject({ method: 'POST', url: LOGIN, headers: H, payload: { client_id: 'limited-client', client_secret: 'limited-secret', grant_type: 'client_credentials' } });
   t.equal(builtin.statusCode, 200, 'built-in fixture clients stay');
 });
+
+t.test('POST /refresh: a token this application holds gets a fresh one, also a day after it expired', async (t) => {
+  const clock = (await import('../../src/clock.js')).fixedClock();
+  const app = await buildTestApp({ clock });
+  t.teardown(() => app.close());
+  const REFRESH = '/api/v3/refresh';
+  const token = (await app.inject({ method: 'POST', url: LOGIN, headers: H, payload: SANDBOX })).json().access_token as string;
+  clock.advance(2 * 3600 * 1000);
+  const res = await app.inject({ method: 'POST', url: `${REFRESH}?grant_type=refresh_token&refresh_token=${token}`, headers: H });
+  t.equal(res.statusCode, 200, res.body);
+  const fresh = res.json();
+  t.match(fresh, { access_token: String, refresh_token: fresh.access_token, expires_in: 3600, token_type: 'bearer' });
+  t.not(fresh.access_token, token);
+  t.match(app.store.tenant(APP).tokens[hashToken(fresh.access_token)], { clientId: 'sandbox-client', expiresAt: '2026-01-15T13:00:00.000Z' });
+  const inBody = await app.inject({ method: 'POST', url: REFRESH, headers: H, payload: { grant_type: 'refresh_token', refresh_token: fresh.access_token } });
+  t.equal(inBody.statusCode, 200, 'the fields may come in a JSON body too');
+  const viaCredentials = await app.inject({ method: 'POST', url: REFRESH, headers: H, payload: SANDBOX });
+  t.equal(viaCredentials.statusCode, 200, 'grant_type client_credentials works as POST /login');
+
+  const refused = async (url: string, payload: object | undefined, status: number, message: RegExp, headers: Record<string, string> = H) => {
+    const r = await app.inject({ method: 'POST', url, headers, ...(payload ? { payload } : {}) });
+    t.equal(r.statusCode, status, r.body);
+    t.match(r.json(), { message });
+  };
+  await refused(`${REFRESH}?grant_type=refresh_token&refresh_token=nope`, undefined, 401, /Unknown refresh_token/);
+  await refused(`${REFRESH}?grant_type=refresh_token&refresh_token=${token}`, undefined, 401, /Unknown refresh_token for application "other"/, { 'x-service-application': 'other' });
+  await refused(`${REFRESH}?grant_type=refresh_token&refresh_token=${token}&client_id=someone-else`, undefined, 401, /not issued to this client_id/);
+  await refused(`${REFRESH}?grant_type=refresh_token`, undefined, 400, /"refresh_token" is required/);
+  await refused(`${REFRESH}?grant_type=password`, undefined, 400, /must be "refresh_token" or "client_credentials", got "password"/);
+  await refused(REFRESH, undefined, 400, /got none/);
+});

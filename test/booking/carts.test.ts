@@ -25,3 +25,33 @@ t.test('carts without an order are deleted 3 months after their last change (ser
   await create();
   t.equal(Object.keys(app.store.tenant(APP).carts).length, 2, 'the new carts stay');
 });
+
+t.test('GET /carts/{uuid}/form: the legacy checkout form, with the answers the cart holds', async (t) => {
+  const app = await buildTestApp();
+  t.teardown(() => app.close());
+  const call = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) => {
+    const res = await app.inject({ method, url: `/api/v3${url}`, headers: H, ...(payload === undefined ? {} : { payload: payload as object }) });
+    t.ok(res.statusCode < 300, `${method} ${url}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+    return res.json();
+  };
+  const ECD = '1714c6a7-2046-11e7-9cc9-06a7e332783f';
+  const PARTICIPANTS = '0420c908-981e-4e27-a40f-767e8b66574a';
+  const product = async (a: string) => (await call('GET', `/activities/${a}/dates/2026-01-20`))[0].groups[0].slots[0].products[0].product_id;
+  const cart = await call('POST', '/carts');
+  await call('POST', `/carts/${cart.uuid}/items`, [{ product_identifier: await product(ECD), quantity: 1 }]);
+  const p = await call('POST', `/carts/${cart.uuid}/items`, [{ product_identifier: await product(PARTICIPANTS), quantity: 2 }]);
+  const empty = await call('GET', `/carts/${cart.uuid}/form`);
+  t.match(empty.customer, [{ name: 'firstname', value: '', type: 'text', required: true, label: 'First name' }]);
+  t.equal(empty.tickets.length, 3, 'one ticket per unit: 1 + 2');
+  t.same(empty.tickets.map((x: { passengers_info: unknown[] }) => x.passengers_info.length > 0), [false, true, true], 'passenger questions on the items that need them');
+  t.match(empty.extra_customer_data, [{ event: { id: ECD }, fields: [{ name: 'phone_number', value: '' }] }]);
+  await call('PUT', `/carts/${cart.uuid}/customer`, { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', musement_newsletter: 'NO', allow_profiling: 'NO', thirdparty_newsletter: 'NO', events_related_newsletter: 'NO', extra_customer_data: { [ECD]: { phone_number: '+39 333' } } });
+  await call('PUT', `/carts/${cart.uuid}/items/${p.uuid}/participants`, [{ firstname: 'Ada', lastname: 'L', date_of_birth: '1815-12-10' }, { firstname: 'Byron', lastname: 'L', date_of_birth: '1788-01-22' }]);
+  const filled = await call('GET', `/carts/${cart.uuid}/form`);
+  t.match(filled.customer[0], { name: 'firstname', value: 'Ada' });
+  t.match(filled.tickets[2].passengers_info, [{ name: 'firstname', value: 'Byron' }]);
+  t.match(filled.tickets[2].passengers_info.find((f: { name: string }) => f.name === 'date_of_birth'), { type: 'date', value: '1788-01-22' });
+  t.match(filled.extra_customer_data[0].fields[0], { value: '+39 333' });
+  const participants = await call('GET', `/carts/${cart.uuid}/items/${p.uuid}/participants`);
+  t.equal(participants[0].date_of_birth, '1815-12-10T00:00:00+00:00', 'participants are shown with date-times, as the vendor schema has them');
+});

@@ -22,7 +22,8 @@ t.test('taxonomy and places', async (t) => {
     t.equal((await get('/categories/1', 200, { 'accept-language': 'it-IT' })).name, 'Musei');
     t.equal((await get('/categories/1')).level, '0');
     const tree = await get('/categories-tree');
-    t.same(tree.map((c: { children: unknown[] }) => c.children), [[], []]);
+    t.match(tree, { id: 0, code: 'root', level: '0', parent_id: null }, 'one Category: a root above the top categories');
+    t.same(tree.children.map((c: { children: unknown[] }) => c.children), [[], []]);
     const cat = await get('/categories/1/activities?limit=100');
     t.equal(cat.length, 6, 'the even-numbered activities');
     t.ok(cat.every((a: { categories: { id: number }[] }) => a.categories.some((c) => c.id === 1)));

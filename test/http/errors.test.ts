@@ -170,6 +170,26 @@ t.test('messages never echo unbounded input', async (t) => {
   });
 });
 
+t.test('only JSON bodies are parsed: text/plain answers 415 naming the type, bodiless requests still work', async (t) => {
+  const app = await buildTestApp();
+  t.teardown(() => app.close());
+  const text = (url: string, type: string, payload: string) => app.inject({ method: 'POST', url: `${API}${url}`, headers: { ...H, 'content-type': type }, payload });
+  const login = JSON.stringify({ client_id: 'sandbox-client', client_secret: 'sandbox-secret', grant_type: 'client_credentials' });
+  // Fastify's default text/plain parser used to hand the body to the schema as a string: a 400.
+  apiError(t, await text('/login', 'text/plain', login), 415, '0', /^Unsupported Content-Type "text\/plain": send application\/json$/);
+  apiError(t, await text('/login', 'text/plain; charset=utf-8', login), 415, '0', /^Unsupported Content-Type "text\/plain; charset=utf-8": send application\/json$/);
+  const cart = (await app.inject({ method: 'POST', url: `${API}/carts`, headers: H })).json();
+  apiError(t, await text(`/carts/${cart.uuid}/items`, 'text/plain', '[]'), 415, '0', /"text\/plain"/);
+  apiError(t, await text('/carts', 'Text/Plain', 'hello'), 415, '0', /"Text\/Plain"/);
+  t.equal((await text('/login', 'application/json', login)).statusCode, 200, 'the same body as JSON logs in');
+  // Without a body and without a Content-Type, or with an empty JSON body: no parser, no 415.
+  const bare = await app.inject({ method: 'POST', url: `${API}/carts`, headers: H });
+  t.equal(bare.statusCode, 200, 'POST /carts without body or Content-Type');
+  const untyped = await app.inject({ method: 'POST', url: `${API}/carts`, headers: H, payload: Buffer.from('{"a":1}') });
+  apiError(t, untyped, 415, '0', /^Unsupported Content-Type "\(none\)": send application\/json$/);
+  t.equal((await text('/carts', 'application/json', '')).statusCode, 200, 'POST /carts with an empty JSON body');
+});
+
 t.test('a write the state file does not take answers 503 {code, message} and is not acknowledged', async (t) => {
   const dir = join(tempDir(t), 'state');
   const app = await buildTestApp({ store: await createStore(join(dir, 'state.json'), { warn: () => undefined }) });
