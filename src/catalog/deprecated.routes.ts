@@ -7,7 +7,9 @@ import { CommentsQuery, commentsOf } from './reviews.js';
 import { idList, listParam } from './search.js';
 import { tr } from './text.js';
 
-const ZeroOne = Type.Optional(Type.Enum(['0', '1']));
+/** The spec says 0 or 1; the vendor's document YES (or NO): both are taken. */
+const ZeroOne = Type.Optional(Type.Enum(['0', '1', 'YES', 'NO']));
+const yes = (v: string | undefined) => v === '1' || v === 'YES';
 const Ids = Type.Optional(Type.Array(Type.String(), { description: 'integer ids, comma-separated' }));
 const EventsQuery = Type.Object({
   category_in: Ids, city_in: Ids, country_in: Ids, not_city_in: Ids, not_country_in: Ids, id_in: Ids,
@@ -47,8 +49,8 @@ export default async function deprecatedRoutes(app: FastifyInstance) {
           !notCities!.includes(a.city_id) &&
           !notCountries!.includes(countryOf(a.city_id)) &&
           (!ids!.length || ids!.includes(a.id)) &&
-          (q.discounted === undefined || (a.discount > 0) === (q.discounted === '1')) &&
-          (q.temporary === undefined || (a.flags.temporary === true) === (q.temporary === '1')),
+          (q.discounted === undefined || (a.discount > 0) === yes(q.discounted)) &&
+          (q.temporary === undefined || (a.flags.temporary === true) === yes(q.temporary)),
       );
       const dir = (q.sort_by ?? [])[0] === 'relevance' ? 1 : -1;
       found = [...found].sort((x, y) => dir * (x.relevance - y.relevance));

@@ -35,7 +35,7 @@ const RelatedQuery = Type.Object({
 });
 const GROUPS = ['activity', 'category', 'city', 'list', 'venue', 'country', 'hotel', 'pickup'] as const;
 const AutocompleteQuery = Type.Object({
-  text: Type.String({ minLength: 1 }),
+  text: Type.Optional(Type.String({ description: 'the text typed so far; absent, every item is a suggestion' })),
   coordinates: Type.Optional(Type.String()),
   ...Object.fromEntries(GROUPS.flatMap((g) => [[`${g}_limit`, limit(3)], [`${g}_offset`, offset()]])),
 });

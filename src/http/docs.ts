@@ -21,8 +21,9 @@ export function documentHeaders(prefix: string) {
   const p = prefix.toLowerCase();
   const headers = {
     type: 'object',
+    required: [`${p}application`],
     properties: {
-      [`${p}application`]: { type: 'string', description: 'Partner application value; required on every request (400 code 2271 when missing)' },
+      [`${p}application`]: { type: 'string', description: 'Partner application value; required on every request (400 code 2271 when missing)', example: 'sandbox-app' },
       [`${p}currency`]: { type: 'string', description: 'Currency code from /currencies; default USD or the market currency' },
       [`${p}market`]: { type: 'string', description: 'Market code; default us; unknown gives 400 code -1' },
       [`${p}version`]: { type: 'string', description: 'API version like 3.4.0; absent means latest (3.5.0)' },
@@ -30,7 +31,19 @@ export function documentHeaders(prefix: string) {
     },
   };
   return ({ schema, url }: { schema: FastifySchema; url: string }) => ({
-    schema: schema && 'tags' in schema && !schema.headers ? { ...schema, headers } : schema,
+    schema: schema && 'tags' in schema && !schema.headers ? { ...schema, headers, ...optionalDefaults(schema.querystring) } : schema,
     url,
   });
+}
+
+/**
+ * A query parameter with a default is optional to the client, but a TypeBox property with a default
+ * (so that the handler always sees a value) is required in its schema, and the document would tell
+ * generated clients to send it. The document lists it as optional; validation is unchanged.
+ */
+function optionalDefaults(querystring: unknown): { querystring?: unknown } {
+  const q = querystring as { properties?: Record<string, { default?: unknown }>; required?: string[] } | undefined;
+  if (!q?.properties || !q.required) return {};
+  const required = q.required.filter((name) => q.properties?.[name]?.default === undefined);
+  return { querystring: { ...q, required } };
 }
