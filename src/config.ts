@@ -24,6 +24,8 @@ export interface Config {
   /** Vendor header prefix, e.g. 'X-Service-' makes X-Service-Application. */
   headerPrefix: string;
   logLevel: string;
+  /** 'pretty' (one coloured line per event) or 'json' (pino JSON lines); null: pretty when stdout is a terminal, else json. */
+  logFormat: LogFormat | null;
   /** When set, every /__admin route but GET /__admin/health needs `Authorization: Bearer <adminToken>`. */
   adminToken: string | null;
 }
@@ -41,8 +43,12 @@ export const defaults: Readonly<Config> = Object.freeze({
   webhookSecret: null,
   headerPrefix: 'X-Service-',
   logLevel: 'info',
+  logFormat: null,
   adminToken: null,
 });
+
+export type LogFormat = 'pretty' | 'json';
+export const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
 
 /** A mistake in flags, env or config file: the CLI prints its one-line message and exits 2. */
 export class ConfigError extends Error {
@@ -53,7 +59,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Kind = 'int' | 'string' | 'url' | 'level' | 'token';
+type Kind = 'int' | 'string' | 'url' | 'level' | 'token' | 'choice';
 interface Option {
   key: keyof Config;
   flag: string;
@@ -65,6 +71,10 @@ interface Option {
   min?: number;
   max?: number;
   nullable?: boolean;
+  /** kind 'choice': the values allowed. */
+  choices?: readonly string[];
+  /** What --help shows as the default when it is not simply the value in `defaults`. */
+  defaultText?: string;
 }
 
 /** Every setting with its flag and env vars, in INTERFACE.md's order: the one table --help prints. */
@@ -81,6 +91,7 @@ export const OPTIONS: readonly Option[] = [
   { key: 'webhookSecret', flag: 'webhook-secret', arg: 'S', env: ['MOCK_SERVER_WEBHOOK_SECRET'], kind: 'string', nullable: true, help: 'signs webhooks' },
   { key: 'headerPrefix', flag: 'header-prefix', arg: 'P', env: ['MOCK_SERVER_HEADER_PREFIX'], kind: 'string', help: 'vendor header prefix (X-Acme- reads X-Acme-Application, ...)' },
   { key: 'logLevel', flag: 'log-level', arg: 'LEVEL', env: ['MOCK_SERVER_LOG_LEVEL'], kind: 'level', help: 'pino level: fatal, error, warn, info, debug, trace, silent' },
+  { key: 'logFormat', flag: 'log-format', arg: 'FORMAT', env: ['MOCK_SERVER_LOG_FORMAT'], kind: 'choice', choices: LOG_FORMATS, nullable: true, defaultText: 'pretty on a terminal, else json', help: 'pretty (one readable line per event) or json (JSON lines)' },
   { key: 'adminToken', flag: 'admin-token', arg: 'T', env: ['MOCK_SERVER_ADMIN_TOKEN'], kind: 'token', nullable: true, help: 'control API (/__admin) needs Authorization: Bearer T (health stays open)' },
 ];
 
@@ -106,6 +117,9 @@ function coerce(o: Option, raw: unknown, where: string): Config[keyof Config] {
     }
     case 'level':
       if (!LEVELS.includes(s)) throw new ConfigError(`${where}: "${s}" is not one of ${LEVELS.join(', ')}`);
+      return s;
+    case 'choice':
+      if (!o.choices?.includes(s)) throw new ConfigError(`${where}: "${s}" is not one of ${o.choices?.join(', ')}`);
       return s;
     case 'token':
       // A secret: the message never shows the value.
@@ -171,6 +185,55 @@ export interface Invocation {
   config: Config;
 }
 
+/**
+ * Edit distance with adjacent transpositions counted as one edit (optimal string alignment), so
+ * --prot is one edit from --port.
+ */
+export function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * The known names a mistyped one probably meant, best first: the closest within a few edits (one
+ * for short names, up to three for long ones), else the names it is the start of (--catalog).
+ * Empty when nothing is close.
+ */
+export function nearest(name: string, known: readonly string[]): string[] {
+  const n = name.toLowerCase();
+  const names = [...new Set(known)];
+  const limit = n.length <= 3 ? 1 : n.length <= 6 ? 2 : 3;
+  let best = Infinity;
+  let found: string[] = [];
+  for (const k of names) {
+    const dist = editDistance(n, k.toLowerCase());
+    if (dist > limit || dist > best) continue;
+    if (dist < best) found = [];
+    best = dist;
+    found.push(k);
+  }
+  if (found.length) return found;
+  return n.length >= 3 ? names.filter((k) => k.toLowerCase().startsWith(n)) : [];
+}
+
+/** parseArgs' message, first line only; an unknown flag names the nearest known one. */
+function argumentProblem(e: Error & { code?: string }, flags: string[]): string {
+  const unknown = e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /Unknown option '(-{1,2})([^'=]*)/.exec(e.message) : null;
+  if (!unknown) return e.message.split('\n')[0] ?? 'bad arguments';
+  const [, dashes, name] = unknown as unknown as [string, string, string];
+  const near = nearest(name, flags).map((f) => `--${f}`);
+  const hint = near.length === 0 ? 'try --help' : `did you mean ${near.length === 1 ? near[0] : `${near.slice(0, -1).join(', ')} or ${near.at(-1)}`}?`;
+  return `unknown option ${dashes}${name} (${hint})`;
+}
+
 /** Flags win over env, env over the config file, the file over the defaults. */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
   const options: Record<string, { type: 'string' | 'boolean' }> = { config: { type: 'string' }, help: { type: 'boolean' }, version: { type: 'boolean' }, url: { type: 'string' } };
@@ -179,7 +242,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new ConfigError((e as Error).message.split('\n')[0] ?? 'bad arguments');
+    throw new ConfigError(argumentProblem(e as Error & { code?: string }, Object.keys(options)));
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;
   const [first, ...rest] = parsed.positionals;
@@ -198,7 +261,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
     const data = readConfigFile(file);
     for (const [k, v] of Object.entries(data)) {
       const o = OPTIONS.find((x) => x.key === k || x.flag === k);
-      if (!o) throw new ConfigError(`config file ${file}: unknown key "${k}"`);
+      if (!o) {
+        const near = nearest(k, OPTIONS.flatMap((x) => [x.key, x.flag]));
+        throw new ConfigError(`config file ${file}: unknown key "${k}"${near.length ? ` (did you mean "${near[0]}"?)` : ''}`);
+      }
       set(o, v, `config file ${file}: ${k}`);
     }
   }
@@ -220,7 +286,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
 export function usage(): string {
   const col = (s: string) => s.padEnd(22);
   const rows = OPTIONS.map((o) => {
-    const def = defaults[o.key] === null ? 'none' : String(defaults[o.key]);
+    const def = o.defaultText ?? (defaults[o.key] === null ? 'none' : String(defaults[o.key]));
     return `  ${col(`--${o.flag} ${o.arg}`)} ${o.help}\n  ${col('')} env ${o.env.join(', then ')}; default ${def}`;
   });
   return [

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { systemClock } from './clock.js';
-import { isLoopbackHost, type Config } from './config.js';
+import { ConfigError, isLoopbackHost, type Config } from './config.js';
 import { buildCatalog } from './seed/catalog.js';
+import { loggerOptions } from './logging.js';
 import { createStore } from './store/index.js';
 import { VERSION } from './version.js';
 import { redactUrl } from './webhooks/sender.js';
@@ -27,9 +28,17 @@ export async function startServer(config: Config, print: (line: string) => void 
     compactBytes: Number(process.env.MOCK_SERVER_COMPACT_BYTES) || undefined,
     warn: (message) => warn(message),
   });
-  const app = await buildApp({ config, clock: systemClock(store.server().clock_offset_ms), catalog, store, logger: { level: config.logLevel } });
+  const app = await buildApp({ config, clock: systemClock(store.server().clock_offset_ms), catalog, store, logger: await loggerOptions(config) });
   warn = (message) => app.log.warn(message);
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    const hint = listenHint(err as NodeJS.ErrnoException, config);
+    if (!hint) throw err;
+    // The state file is released before the process exits 2 with the hint.
+    await app.close().catch(() => undefined);
+    throw new ConfigError(hint);
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -47,6 +56,20 @@ export async function startServer(config: Config, print: (line: string) => void 
     `  headers       ${config.headerPrefix}Application (required), ${config.headerPrefix}Currency, ${config.headerPrefix}Market, ${config.headerPrefix}Version`,
   ]) print(line);
   return { app, url, origin, close: () => closeGracefully(app) };
+}
+
+/** The one line for a listen error the user can fix (a port in use, a port or address not allowed); null for others. */
+export function listenHint(err: NodeJS.ErrnoException, config: Pick<Config, 'port' | 'host'>): string | null {
+  switch (err.code) {
+    case 'EADDRINUSE':
+      return `cannot listen: port ${config.port} is in use (try --port 0 for any free port, or another --port)`;
+    case 'EACCES':
+      return `cannot listen: port ${config.port} needs privileges on this machine (try a port above 1023, or --port 0)`;
+    case 'EADDRNOTAVAIL':
+      return `cannot listen: address ${config.host} is not one of this machine's (try --host 127.0.0.1, or 0.0.0.0 for every interface)`;
+    default:
+      return null;
+  }
 }
 
 /**

@@ -54,14 +54,49 @@ t.test('serves over HTTP and stops cleanly on SIGTERM and SIGINT', async (t) => 
   }
 });
 
-t.test('a port in use exits 2', async (t) => {
+t.test('a port in use exits 2 with a hint', async (t) => {
   const { child, url, exited } = await start([]);
   const port = new URL(url).port;
   const r = await run(['--port', port, '--db', 'memory', '--catalog-size', '1']);
   t.equal(r.code, 2);
-  t.match(r.stderr, /cannot listen/);
+  t.equal(r.stderr, `mock-server: cannot listen: port ${port} is in use (try --port 0 for any free port, or another --port)\n`);
   child.kill('SIGTERM');
   await exited;
+});
+
+t.test('an unknown flag suggests the nearest one, in one line, exit 2', async (t) => {
+  const r = await run(['--prot', '8080']);
+  t.equal(r.code, 2);
+  t.equal(r.stderr, 'mock-server: unknown option --prot (did you mean --port?)\n');
+  t.equal(r.stdout, '');
+});
+
+t.test('--log-format: json gives JSON lines, pretty one readable line per request, and a pipe gets JSON by default', async (t) => {
+  // Not a terminal (a pipe), colour neither forced nor ruled out by the test runner's environment.
+  const env = { FORCE_COLOR: undefined, NO_COLOR: undefined, MOCK_SERVER_LOG_FORMAT: undefined };
+  const servers = await Promise.all([start(['--log-level', 'info', '--log-format', 'json'], env), start(['--log-level', 'info', '--log-format', 'pretty'], env), start(['--log-level', 'info'], env)]);
+  t.teardown(() => Promise.all(servers.map(({ child, exited }) => (child.kill('SIGTERM'), exited))));
+  /** The log lines about /currencies once the request's last one is written. */
+  const requestLines = async (s: (typeof servers)[number]) => {
+    const res = await fetch(`${s.url}/currencies`, { headers: { 'x-service-application': 'cli-logs' } });
+    t.equal(res.status, 200);
+    const lines = () => s.stdout().split('\n').filter((l) => l.includes('/currencies') || l.includes('"res":'));
+    for (let i = 0; i < 100 && !lines().some((l) => /completed|200/.test(l)); i++) await new Promise((r) => setTimeout(r, 20));
+    return { lines: lines(), all: s.stdout() };
+  };
+  const [json, pretty, byDefault] = servers;
+  for (const [name, s] of [['--log-format json', json!], ['no flag, stdout a pipe', byDefault!]] as const) {
+    const { all } = await requestLines(s);
+    const logs = all.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; reqId?: string; req?: { url: string }; res?: { statusCode: number } });
+    const incoming = logs.find((l) => l.msg === 'incoming request' && l.req?.url === '/api/v3/currencies');
+    t.ok(incoming, `${name}: JSON lines (incoming request)`);
+    t.match(logs.find((l) => l.msg === 'request completed' && l.reqId === incoming?.reqId), { res: { statusCode: 200 } }, `${name}: JSON lines (request completed)`);
+  }
+  const { lines, all } = await requestLines(pretty!);
+  t.equal(lines.length, 1, `pretty: one line for the request: ${all}`);
+  t.match(lines[0], /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/api\/v3\/currencies 200 [\d.]+ ms app=cli-logs$/, 'pretty: method, path, status, duration, application');
+  t.notMatch(all, /^\{/m, 'pretty: no JSON lines');
+  t.notOk(all.includes('\u001b['), 'pretty into a pipe: no colour codes');
 });
 
 t.test('the banner says whether the control API is open to the network', async (t) => {

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, defaults, isLoopbackHost, loadConfig, usage } from '../src/config.js';
+import { ConfigError, defaults, editDistance, isLoopbackHost, loadConfig, nearest, usage } from '../src/config.js';
+import { logFormat } from '../src/logging.js';
 import { tempDir } from './tmp.js';
 
 const dir = tempDir(t, 'config-');
@@ -80,7 +81,9 @@ t.test('commands', async (t) => {
 
 t.test('every mistake is one clear ConfigError', async (t) => {
   const bad: [string[], NodeJS.ProcessEnv, RegExp][] = [
-    [['--bogus'], {}, /Unknown option '--bogus'/],
+    [['--bogus'], {}, /^unknown option --bogus \(try --help\)$/],
+    [['--log-format', 'xml'], {}, /^--log-format: "xml" is not one of pretty, json$/],
+    [[], { MOCK_SERVER_LOG_FORMAT: 'JSON' }, /^MOCK_SERVER_LOG_FORMAT: "JSON" is not one of pretty, json$/],
     [['serve'], {}, /unknown command "serve"/],
     [['--url', 'http://127.0.0.1:1'], {}, /--url goes with the replay command/],
     [['replay'], {}, /replay needs at least one file/],
@@ -111,4 +114,47 @@ t.test('every mistake is one clear ConfigError', async (t) => {
       t.ok(e instanceof ConfigError && e.userFacing && !e.message.includes('\n'));
     }
   }
+});
+
+t.test('--log-format: pretty or json from flag, env or file; by default pretty on a terminal, json otherwise', async (t) => {
+  t.equal(loadConfig([], {}).config.logFormat, null, 'not given: decided by the terminal');
+  t.equal(logFormat(loadConfig([], {}).config, true), 'pretty', 'a terminal: pretty');
+  t.equal(logFormat(loadConfig([], {}).config, false), 'json', 'a pipe or file: json');
+  t.equal(loadConfig(['--log-format', 'json'], {}).config.logFormat, 'json');
+  t.equal(logFormat(loadConfig(['--log-format', 'json'], {}).config, true), 'json', 'the flag wins over the terminal');
+  t.equal(logFormat(loadConfig(['--log-format=pretty'], {}).config, false), 'pretty', 'pretty into a pipe when asked');
+  t.equal(loadConfig([], { MOCK_SERVER_LOG_FORMAT: 'pretty' }).config.logFormat, 'pretty', 'env');
+  const cfg = file('format.json', JSON.stringify({ logFormat: 'pretty' }));
+  t.equal(loadConfig(['--config', cfg], {}).config.logFormat, 'pretty', 'config file, camelCase key');
+  t.equal(loadConfig(['--config', file('format-dashed.json', '{"log-format": "json"}')], {}).config.logFormat, 'json', 'config file, flag-style key');
+  t.equal(loadConfig(['--config', cfg], { MOCK_SERVER_LOG_FORMAT: 'json' }).config.logFormat, 'json', 'env over file');
+  t.equal(loadConfig(['--log-format', 'pretty'], { MOCK_SERVER_LOG_FORMAT: 'json' }).config.logFormat, 'pretty', 'flag over env');
+  t.match(usage(), /--log-format FORMAT .*pretty .* or json .*\n.*env MOCK_SERVER_LOG_FORMAT; default pretty on a terminal, else json/);
+});
+
+t.test('an unknown flag names the nearest known one', async (t) => {
+  const message = (argv: string[]) => {
+    try {
+      loadConfig(argv, {});
+    } catch (e) {
+      t.ok(e instanceof ConfigError && !e.message.includes('\n'), `${argv.join(' ')}: one line`);
+      return (e as Error).message;
+    }
+    return 'no error';
+  };
+  t.equal(message(['--prot', '8080']), 'unknown option --prot (did you mean --port?)', 'two letters swapped');
+  t.equal(message(['--porrt=8080']), 'unknown option --porrt (did you mean --port?)', 'a letter too many, --flag=value');
+  t.equal(message(['--log-formt', 'json']), 'unknown option --log-formt (did you mean --log-format?)', 'a letter missing');
+  t.equal(message(['--Seed', '2']), 'unknown option --Seed (did you mean --seed?)', 'case');
+  t.equal(message(['--confg', 'x.json']), 'unknown option --confg (did you mean --config?)', '--config is known too');
+  t.equal(message(['--admintoken', 't']), 'unknown option --admintoken (did you mean --admin-token?)');
+  t.equal(message(['--catalog', '5']), 'unknown option --catalog (did you mean --catalog-size?)', 'the start of a flag');
+  t.equal(message(['--webhook', 'x']), 'unknown option --webhook (did you mean --webhook-url or --webhook-secret?)', 'the start of two');
+  t.equal(message(['--frobnicate']), 'unknown option --frobnicate (try --help)', 'nothing close');
+  t.equal(message(['-p', '1']), 'unknown option -p (try --help)', 'a short flag');
+  t.match(message(['--config', file('typo.json', '{"prot": 1}')]), /unknown key "prot" \(did you mean "port"\?\)$/, 'a config file key too');
+  t.equal(editDistance('prot', 'port'), 1);
+  t.equal(editDistance('', 'abc'), 3);
+  t.same(nearest('hots', ['host', 'port', 'seed']), ['host']);
+  t.same(nearest('xyz', ['host', 'port']), []);
 });

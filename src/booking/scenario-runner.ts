@@ -44,6 +44,7 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
     for (const application of app.store.applications()) {
       const due = runsOf(app.store.tenant(application)).filter((r) => !r.stopped && !isFinished(r) && dueMoves(r, now).length);
       if (!due.length) continue;
+      const steps: Array<{ scenario: string; application: string; order_item_uuid: string; from: string; to: string }> = [];
       const deliveries = await app.store.update(application, (t) => {
         const sent: (Delivery | null)[] = [];
         for (const { order_item_uuid } of due) {
@@ -57,7 +58,9 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
                 break;
               }
               try {
+                const from = item.status;
                 sent.push(moveItem(app, t, application, order, item, action.to));
+                steps.push({ scenario: run.scenario.name, application, order_item_uuid: item.uuid, from, to: action.to });
               } catch (e) {
                 if (!(e instanceof ApiError)) throw e;
                 run.stopped = e.message;
@@ -69,6 +72,7 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
         }
         return sent;
       });
+      for (const step of steps) app.log.info({ scenario_step: step }, `scenario ${step.scenario}: item ${step.order_item_uuid} ${step.from} → ${step.to}`);
       sendAll(app, deliveries);
     }
   };

@@ -1,4 +1,4 @@
-import { LogController, type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyServerOptions } from 'fastify';
 
 /**
  * Fastify makes a pino child logger for every request and logs "incoming request" and "request
@@ -58,4 +58,57 @@ class LazyChild {
   child(bindings: Bindings, opts?: ChildLoggerOptions): FastifyBaseLogger {
     return this.#real().child(bindings, opts);
   }
+}
+
+/** What a "request completed" line carries in pretty mode: enough for the one-line summary. */
+export type RequestSummary = {
+  statusCode: number;
+  method?: string;
+  url?: string;
+  /** The <prefix>Application header, when the request had one. */
+  application?: string;
+};
+
+/**
+ * The `res` serializer of pretty mode. Fastify logs the reply itself as `res`, so the line that ends a
+ * request can say which request it was: one line per request instead of "incoming request" and
+ * "request completed".
+ */
+export function requestSummary(headerPrefix: string): (reply: Partial<FastifyReply> & Pick<FastifyReply, 'statusCode'>) => RequestSummary {
+  const header = `${headerPrefix}Application`.toLowerCase();
+  return (reply) => {
+    const request = reply.request;
+    if (!request) return { statusCode: reply.statusCode };
+    const application = request.headers[header];
+    return {
+      statusCode: reply.statusCode,
+      method: request.method,
+      url: request.url,
+      ...(typeof application === 'string' && application !== '' ? { application } : {}),
+    };
+  };
+}
+
+type Paint = (s: string) => string;
+interface Colors {
+  green: Paint;
+  cyan: Paint;
+  yellow: Paint;
+  red: Paint;
+  gray: Paint;
+}
+
+/**
+ * The pretty text of a request's last line, e.g. `GET /api/v3/currencies 200 1.4 ms app=acme`;
+ * null when the log line is not about a request's end.
+ */
+export function requestLine(log: Record<string, unknown>, colors?: Colors): string | null {
+  const res = log.res as RequestSummary | undefined;
+  if ((log.msg !== 'request completed' && log.msg !== 'request errored') || !res || res.method === undefined) return null;
+  const status = res.statusCode;
+  const paint: Paint = !colors ? (s) => s : status >= 500 ? colors.red : status >= 400 ? colors.yellow : status >= 300 ? colors.cyan : colors.green;
+  const ms = typeof log.responseTime === 'number' ? ` ${log.responseTime < 10 ? log.responseTime.toFixed(1) : Math.round(log.responseTime)} ms` : '';
+  const app = res.application === undefined ? '' : ` app=${res.application}`;
+  const errored = log.msg === 'request errored' ? ' (errored)' : '';
+  return `${res.method} ${res.url ?? ''} ${paint(String(status))}${ms}${app}${errored}`;
 }

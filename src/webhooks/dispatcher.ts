@@ -3,7 +3,7 @@ import type { Store, Tenant } from '../store/index.js';
 import { ApiError, clip, errors } from '../http/errors.js';
 import { serializePayload, type OrderItemSnapshot } from './payload.js';
 import { signatureHeaders } from './signer.js';
-import { WebhookSender, type AttemptResult } from './sender.js';
+import { redactUrl, WebhookSender, type AttemptResult } from './sender.js';
 import { WebhookTargets, type WebhookTarget } from './targets.js';
 import { afterAttempt, compareDeliveries, DEFAULT_RETRY_SCHEDULE, listDeliveries, recordDelivery, retryDelays, type Delivery, type DeliveryAttempt, type DeliveryFilter } from './delivery.js';
 
@@ -23,7 +23,8 @@ export interface DispatcherOptions {
   wallClock?: () => Date;
   /** Attempts in flight at once, across items. */
   concurrency?: number;
-  logger?: { warn(obj: object, msg: string): void };
+  /** Trouble at warn; one line per attempt (failed ones at warn, delivered ones at info). */
+  logger?: { warn(obj: object, msg: string): void; info?(obj: object, msg: string): void };
 }
 
 /** Asked before each attempt: a reason makes it a failed attempt without a request (scenario "receiver down"). */
@@ -35,6 +36,18 @@ interface Finished {
   generation: string;
   attempt: DeliveryAttempt | null;
   delivered: boolean;
+  /** Where it went (password hidden), for the log line; null without a webhook URL. */
+  receiver: string | null;
+}
+
+/** The webhook URL with its password hidden, for log lines. */
+function receiverForLog(url: string | undefined): string | null {
+  if (url === undefined) return null;
+  try {
+    return redactUrl(url);
+  } catch {
+    return '(unparsable URL)';
+  }
 }
 
 const itemKey = (d: Delivery) => `${d.application}\u0000${d.order_item_uuid}`;
@@ -216,15 +229,16 @@ export class WebhookDispatcher {
   #attempt(d: Delivery): void {
     const generation = this.#gen(d.application);
     const at = this.opts.clock.now();
+    const receiver = this.opts.logger ? receiverForLog(this.target(d.application)?.url) : null;
     const run = this.#send(d, at)
       .then((result) => {
         if (this.#closed) return;
         const attempt = { at: at.toISOString(), ...(result.status_code !== undefined ? { status_code: result.status_code } : { error: result.error ?? 'unknown error' }), duration_ms: result.duration_ms };
-        this.#finished.push({ d, generation, attempt, delivered: result.delivered });
+        this.#finished.push({ d, generation, attempt, delivered: result.delivered, receiver });
       })
       .catch((err: unknown) => {
         this.opts.logger?.warn({ err, delivery: d.id }, 'webhook attempt failed unexpectedly');
-        this.#finished.push({ d, generation, attempt: null, delivered: false });
+        this.#finished.push({ d, generation, attempt: null, delivered: false, receiver });
       })
       .finally(() => this.#queueSave());
     this.#inFlight.set(d.id, run);
@@ -246,17 +260,48 @@ export class WebhookDispatcher {
       byApp.set(f.d.application, list);
     }
     for (const [application, list] of byApp) {
+      const logged: Array<[Finished, Delivery]> = [];
       this.opts.store
         .update(application, (t) => {
-          for (const { d, attempt, delivered } of list) {
-            const next = afterAttempt(t.deliveries[d.id] as unknown as Delivery, attempt as DeliveryAttempt, delivered, this.#delays);
-            t.deliveries[d.id] = next as unknown as Tenant['deliveries'][string];
+          for (const f of list) {
+            const next = afterAttempt(t.deliveries[f.d.id] as unknown as Delivery, f.attempt as DeliveryAttempt, f.delivered, this.#delays);
+            t.deliveries[f.d.id] = next as unknown as Tenant['deliveries'][string];
+            logged.push([f, next]);
           }
         })
         .catch((err: unknown) => this.opts.logger?.warn({ err, deliveries: list.map((f) => f.d.id) }, 'webhook delivery state not saved'));
+      // store.update ran the function already: the outcomes are known (and in memory) now.
+      for (const [f, next] of logged) this.#logAttempt(f, next);
     }
     for (const { d } of done) this.#inFlight.delete(d.id);
     this.#queueTick();
+  }
+
+  /**
+   * One line per attempt: item, status sent, receiver, the answer or error, duration and what comes
+   * next. The message reads on its own (pretty logs); `webhook` holds the same for JSON lines.
+   */
+  #logAttempt({ d, attempt, receiver }: Finished, next: Delivery): void {
+    const log = this.opts.logger;
+    if (!log || !attempt) return;
+    const ms = attempt.duration_ms < 10 ? attempt.duration_ms.toFixed(1) : String(Math.round(attempt.duration_ms));
+    const answer = attempt.status_code !== undefined ? `${attempt.status_code} in ${ms} ms` : `${attempt.error ?? 'error'} after ${ms} ms`;
+    const outcome = next.state === 'pending' ? `next attempt ${next.next_attempt_at ?? '?'}` : next.state;
+    const webhook = {
+      delivery: d.id,
+      application: d.application,
+      order_item_uuid: d.order_item_uuid,
+      order_item_status: d.payload.order_item_status,
+      receiver,
+      ...(attempt.status_code !== undefined ? { status_code: attempt.status_code } : { error: attempt.error }),
+      duration_ms: attempt.duration_ms,
+      attempt: next.attempts.length,
+      state: next.state,
+      next_attempt_at: next.next_attempt_at,
+    };
+    const msg = `webhook ${d.payload.order_item_status} for item ${d.order_item_uuid} → ${receiver ?? '(no webhook URL)'}: ${answer}, ${outcome}`;
+    if (next.state === 'delivered') log.info?.({ webhook }, msg);
+    else log.warn({ webhook }, msg);
   }
 
   #queueSave(): void {
