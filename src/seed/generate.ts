@@ -52,6 +52,25 @@ function holders(random: Random, base: number, discount: number): HolderRecord[]
   return list;
 }
 
+/** Share of guided activities deliberately left without an English guide (times 0.6, see below). */
+const FOREIGN_ONLY = 0.1;
+
+/**
+ * Guide/audio languages (what a cart item's `language` must be one of): one to three of LANGS,
+ * English among them except for a deliberate minority of about 6%, so a partner's first booking
+ * in English works almost everywhere and the "language must be one of" refusal still occurs.
+ * One draw gives both the count (its integer part, exactly `random.int(1, 3)`) and the exception
+ * (its fractional part, uniform and independent of the count): the draws are the ones made before
+ * English was the norm, so every other field of a seed's catalog is unchanged. A draw without
+ * English (3 in 5) gets English in place of its first language unless it is the exception.
+ */
+function guideLanguages(random: Random): Lang[] {
+  const r = random.next() * 3;
+  const drawn = random.sample(LANGS, 1 + Math.floor(r));
+  const foreignOnly = r - Math.floor(r) < FOREIGN_ONLY;
+  return drawn.includes('en') || foreignOnly ? drawn : ['en', ...drawn.slice(1)];
+}
+
 /** One or two distinct mates, without shuffling the whole city. */
 function bundleOf(random: Random, mates: ActivityRecord[]): string[] {
   const first = random.int(0, mates.length - 1);
@@ -169,7 +188,7 @@ export function generateActivities(random: Random, faker: Faker, tax: Taxonomy, 
       booking: {
         options,
         timeslots: booking_type === 'CALENDAR-TIMESLOTS' ? random.sample(TIMES, random.int(1, 4)) : [],
-        languages: guided ? random.sample(['en', 'it', 'de', 'fr', 'es'], random.int(1, 3)) : [],
+        languages: guided ? guideLanguages(random) : [],
         weekdays,
         horizon_days: random.pick([90, 180, 365]),
         availability: random.int(5, 50),

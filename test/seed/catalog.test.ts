@@ -9,7 +9,7 @@ import { durationToMs, parseDuration } from '../../src/time/duration.js';
 import { tempDir } from '../tmp.js';
 
 const build = (seed = 1, catalogSize = 300, fixtures: string | null = null) => buildCatalog({ seed, catalogSize, fixtures });
-const FIXTURES = 19;
+const FIXTURES = 20;
 
 t.test('same seed, same bytes; another seed, other data', async (t) => {
   const [a, b, c] = await Promise.all([build(7), build(7), build(8)]);
@@ -87,6 +87,7 @@ t.test('fixtures hold each edge case under its fixed uuid', async (t) => {
   t.equal(get('a0000000-0000-4000-8000-000000000002').flags.sold_out, true);
   t.ok(get('a0000000-0000-4000-8000-000000000003').booking.unavailable_dates.includes('2026-12-13'));
   t.equal(get('a0000000-0000-4000-8000-000000000004').bundle_uuids.length, 2);
+  t.same(get('a0000000-0000-4000-8000-000000000005').booking.languages, ['it', 'de'], 'guides without English');
   t.equal(get('0f641d85-2046-11e7-9cc9-06a7e332783f').booking.refund_policies.length, 3);
   t.same(['10', '11', '12', '13'].map((n) => get(`a0000000-0000-4000-8000-0000000000${n}`).status), ['DRAFT', 'REVIEW', 'ARCHIVED', 'UNAVAILABLE']);
   t.equal(get('4e451a8a-2ee5-493f-aa12-a39f13d7253e').retail_price, 39, 'prices default from the default holder');
