@@ -3,6 +3,8 @@ import { loadConfig, usage } from '../src/config.js';
 import { exitOnSignals, startServer } from '../src/server.js';
 import { VERSION } from '../src/version.js';
 import { loadReplay, replay, replayOrigin } from '../src/scenarios/replay.js';
+import { checkReceiver } from '../src/webhooks/check.js';
+import { formatCheckReport } from '../src/webhooks/check-format.js';
 
 /** Mistakes of the user's (flags, files, a port in use) end with one line and exit code 2. */
 function fail(err: unknown): never {
@@ -43,6 +45,13 @@ async function main(): Promise<void> {
       }
       await own?.close();
       process.exit(ok ? 0 : 1);
+    }
+    // falls through: process.exit never returns
+    case 'webhooks-check': {
+      const { secret, basic, format } = invocation.check;
+      const report = await checkReceiver({ url: invocation.url as string, secret, basic, headerPrefix: invocation.config.headerPrefix });
+      console.log(formatCheckReport(report, format));
+      process.exit(report.passed ? 0 : 1);
     }
     // falls through: process.exit never returns
     default:

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isIPv4, isIPv6 } from 'node:net';
 import { parseArgs } from 'node:util';
+import { CHECK_FORMATS, type CheckFormat } from './webhooks/check-format.js';
 import { webhookUrlProblem } from './webhooks/sender.js';
 
 /**
@@ -177,11 +178,13 @@ export function isLoopbackHost(host: string): boolean {
 
 /** What the command line asked for besides settings. */
 export interface Invocation {
-  command: 'serve' | 'help' | 'version' | 'replay';
+  command: 'serve' | 'help' | 'version' | 'replay' | 'webhooks-check';
   /** Positional arguments after the command (replay files). */
   args: string[];
-  /** replay --url: a running server to play against (else one is started in-process). */
+  /** replay --url: a running server to play against (else one is started in-process); webhooks check --url: the receiver. */
   url: string | null;
+  /** webhooks check: --secret, --basic user:pass, --format. */
+  check: { secret: string | null; basic: string | null; format: CheckFormat };
   config: Config;
 }
 
@@ -236,7 +239,10 @@ function argumentProblem(e: Error & { code?: string }, flags: string[]): string 
 
 /** Flags win over env, env over the config file, the file over the defaults. */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
-  const options: Record<string, { type: 'string' | 'boolean' }> = { config: { type: 'string' }, help: { type: 'boolean' }, version: { type: 'boolean' }, url: { type: 'string' } };
+  const options: Record<string, { type: 'string' | 'boolean' }> = {
+    config: { type: 'string' }, help: { type: 'boolean' }, version: { type: 'boolean' }, url: { type: 'string' },
+    secret: { type: 'string' }, basic: { type: 'string' }, format: { type: 'string' },
+  };
   for (const o of OPTIONS) options[o.flag] = { type: 'string' };
   let parsed: ReturnType<typeof parseArgs>;
   try {
@@ -248,6 +254,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
   const [first, ...rest] = parsed.positionals;
   let command: Invocation['command'] = 'serve';
   if (first === 'replay') command = 'replay';
+  else if (first === 'webhooks' && rest[0] === 'check' && rest.length === 1) command = 'webhooks-check';
+  else if (first === 'webhooks') throw new ConfigError('webhooks takes one subcommand: mock-server webhooks check --url URL');
   else if (first !== undefined) throw new ConfigError(`unknown command "${first}" (try --help)`);
   if (values.help) command = 'help';
   else if (values.version) command = 'version';
@@ -277,9 +285,27 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
     if (typeof v === 'string') set(o, v, `--${o.flag}`);
   }
   const url = typeof values.url === 'string' ? values.url : null;
-  if (url !== null && command !== 'replay') throw new ConfigError('--url goes with the replay command');
+  if (url !== null && command !== 'replay' && command !== 'webhooks-check') throw new ConfigError('--url goes with the replay and webhooks check commands');
   if (command === 'replay' && rest.length === 0) throw new ConfigError('replay needs at least one file');
-  return { command, args: command === 'replay' ? rest : [], url, config: Object.freeze(check(config)) };
+  return { command, args: command === 'replay' ? rest : [], url, check: checkFlags(command, url, values), config: Object.freeze(check(config)) };
+}
+
+/** The flags of `webhooks check`, refused with any other command. */
+function checkFlags(command: Invocation['command'], url: string | null, values: Record<string, string | boolean | undefined>): Invocation['check'] {
+  const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : null);
+  const [secret, basic, format] = [str('secret'), str('basic'), str('format')];
+  if (command !== 'webhooks-check') {
+    const given = (['secret', 'basic', 'format'] as const).find((k) => values[k] !== undefined);
+    if (given) throw new ConfigError(`--${given} goes with the webhooks check command`);
+    return { secret: null, basic: null, format: 'text' };
+  }
+  if (url === null) throw new ConfigError('webhooks check needs --url: the receiver to check');
+  const problem = webhookUrlProblem(url);
+  if (problem) throw new ConfigError(`--url: ${problem}`);
+  if (secret === '') throw new ConfigError('--secret: must not be empty');
+  if (basic !== null && !/^[^:]+:.+$/.test(basic)) throw new ConfigError('--basic: expected user:password');
+  if (format !== null && !(CHECK_FORMATS as readonly string[]).includes(format)) throw new ConfigError(`--format: "${format}" is not one of ${CHECK_FORMATS.join(', ')}`);
+  return { secret, basic, format: (format ?? 'text') as CheckFormat };
 }
 
 /** The --help text, generated from OPTIONS so it cannot drift from the parser. */
@@ -292,6 +318,8 @@ export function usage(): string {
   return [
     'Usage: mock-server [options]                     start the mock Partner API',
     '       mock-server replay FILE... [--url URL]    play replay files (against URL, else an own server)',
+    '       mock-server webhooks check --url URL [--secret S] [--basic user:pass] [--format text|json|junit]',
+    '                                                 check a webhook receiver (signatures, redelivery, order)',
     '',
     'Options (flags win over env, env over the --config file, the file over the defaults):',
     ...rows,

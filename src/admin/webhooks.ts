@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
+import { checkReceiver, ReceiverUnreachable } from '../webhooks/check.js';
 import { redactUrl, webhookUrlProblem } from '../webhooks/sender.js';
 
 const DeliveriesQuery = Type.Object(
@@ -18,6 +19,16 @@ const ConfigBody = Type.Object(
     url: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'http(s) URL; user:password sends Basic credentials; null drops the setting' }),
     secret: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
     application: Type.Optional(Type.String({ minLength: 1, description: 'only this application; absent: all of them' })),
+  },
+  { additionalProperties: false },
+);
+
+const CheckBody = Type.Object(
+  {
+    url: Type.Optional(Type.String({ minLength: 1, description: 'the receiver; absent: the one configured for the application (or for all)' })),
+    secret: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'absent with no url: the configured one' })),
+    basic: Type.Optional(Type.String({ pattern: '^[^:]+:.+$', description: 'user:password' })),
+    application: Type.Optional(Type.String({ minLength: 1 })),
   },
   { additionalProperties: false },
 );
@@ -53,6 +64,23 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
       return { application: application ?? null, url: url === null ? null : redactUrl(url), signed: Boolean(url !== null && secret) };
     },
   );
+
+  // The receiver check of `mock-server webhooks check`, on a given URL or on the configured receiver.
+  app.post<{ Body: Static<typeof CheckBody> | undefined }>('/webhooks/check', { schema: { body: Type.Optional(CheckBody) } }, async (request) => {
+    const body = request.body ?? {};
+    const configured = body.application !== undefined ? app.webhooks.target(body.application) : app.webhooks.defaultTarget();
+    const url = body.url ?? configured?.url;
+    if (!url) throw errors.validation(`body "url" is needed: no receiver is configured${body.application ? ` for application "${clip(body.application)}"` : ''}`);
+    const problem = webhookUrlProblem(url);
+    if (problem) throw errors.validation(`body "url": ${problem}`);
+    const secret = body.secret !== undefined ? body.secret : body.url === undefined ? (configured?.secret ?? null) : null;
+    try {
+      return await checkReceiver({ url, secret, basic: body.basic ?? null, headerPrefix: app.config.headerPrefix });
+    } catch (e) {
+      if (e instanceof ReceiverUnreachable) throw errors.receiverUnreachable(e.message);
+      throw e;
+    }
+  });
 
   app.get('/webhooks/config', async () => {
     const apps = app.store.applications().filter((a) => app.store.tenant(a).webhookConfig !== null);

@@ -104,7 +104,9 @@ export const errors = {
       `${sent ? "The admin token sent is not this server's" : 'The control API needs the admin token'}: send Authorization: Bearer <admin token>, the value of the server's --admin-token or MOCK_SERVER_ADMIN_TOKEN`,
       { 'WWW-Authenticate': `Bearer realm="mock-server-admin"${sent ? ', error="invalid_token"' : ''}` },
     ),
-  /** 503: the state file did not take the write, so it was not acknowledged (the message says why). */
+  /** 502: the webhook receiver to check did not answer at all. */
+  receiverUnreachable: (message: string) => new ApiError(502, '0', message),
+    /** 503: the state file did not take the write, so it was not acknowledged (the message says why). */
   notStored: (message: string) => new ApiError(503, '0', message),
     /** 500: anything unexpected; the message never carries internals. */
   internal: () => new ApiError(500, '0', 'There was an error'),
