@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { clip, errors } from '../http/errors.js';
 import { checkReceiver, ReceiverUnreachable } from '../webhooks/check.js';
+import { ChaosSchema, chaosConfig } from '../webhooks/chaos.js';
 import { redactUrl, webhookUrlProblem } from '../webhooks/sender.js';
 
 const DeliveriesQuery = Type.Object(
@@ -20,6 +21,11 @@ const ConfigBody = Type.Object(
     secret: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
     application: Type.Optional(Type.String({ minLength: 1, description: 'only this application; absent: all of them' })),
   },
+  { additionalProperties: false },
+);
+
+const ChaosBody = Type.Object(
+  { ...ChaosSchema.properties, application: Type.Optional(Type.String({ minLength: 1, description: 'only this application; absent: all of them' })) },
   { additionalProperties: false },
 );
 
@@ -62,6 +68,26 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
       }
       await app.webhooks.configure(application, url === null ? null : { url, secret: secret ?? null });
       return { application: application ?? null, url: url === null ? null : redactUrl(url), signed: Boolean(url !== null && secret) };
+    },
+  );
+
+  // Chaos on live deliveries: per application, or (no application) for all.
+  app.put<{ Body: Static<typeof ChaosBody> }>('/webhooks/chaos', { schema: { body: ChaosBody } }, async (request) => {
+    const { application, ...input } = request.body;
+    const config = chaosConfig(input);
+    app.webhooks.chaos.set(application, config);
+    return { application: application ?? null, ...config };
+  });
+  app.get('/webhooks/chaos', async () => {
+    const { '': all = null, ...applications } = app.webhooks.chaos.list();
+    return { all, applications };
+  });
+  app.delete<{ Querystring: { application?: string } }>(
+    '/webhooks/chaos',
+    { schema: { querystring: Type.Object({ application: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false }) } },
+    async (request, reply) => {
+      app.webhooks.chaos.clear(request.query.application);
+      return reply.code(204).send();
     },
   );
 

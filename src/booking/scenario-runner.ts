@@ -1,9 +1,10 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { ApiError, clip, errors } from '../http/errors.js';
-import { attachedScenario, dueMoves, isFinished, scenarioReceiverGate, type Scenario, type ScenarioRun } from '../scenarios/index.js';
+import { attachedScenario, chaosAt, dueMoves, isFinished, scenarioReceiverGate, type Scenario, type ScenarioRun } from '../scenarios/index.js';
 import type { ScenarioRunRecord, Tenant } from '../store/index.js';
 import type { Delivery } from '../webhooks/index.js';
+import { chaosConfig } from '../webhooks/chaos.js';
 import { moveItem, sendAll } from './lifecycle.js';
 import type { Order, OrderItem } from './records.js';
 
@@ -109,6 +110,12 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
       return run ? [run] : [];
     }),
   );
+  // A run's chaos steps give its item's webhooks their own chaos, over the control API's.
+  app.webhooks.setChaosSource((d) => {
+    const run = app.store.tenant(d.application).scenario_runs[d.order_item_uuid] as unknown as StoredRun | undefined;
+    const chaos = run ? chaosAt(run, app.clock.now()) : null;
+    return chaos ? chaosConfig(chaos) : null;
+  });
   const timer = setInterval(() => void runner.tick(), 250);
   timer.unref();
   const unsubscribe = app.clock.onChange?.(() => void runner.tick()) ?? (() => undefined);

@@ -1,5 +1,6 @@
 import type { OrderItemStatus } from '../booking/order-item-status.js';
 import { addDuration, parseDuration } from '../time/duration.js';
+import type { ChaosInput } from '../webhooks/chaos.js';
 import { isStatusStep, type AttachRule, type Scenario } from './types.js';
 
 /**
@@ -20,7 +21,8 @@ export interface ScenarioRun {
 
 export type ScenarioAction =
   | { index: number; at: string; kind: 'status'; from: OrderItemStatus; to: OrderItemStatus }
-  | { index: number; at: string; kind: 'receiver'; receiver: 'down' | 'up' };
+  | { index: number; at: string; kind: 'receiver'; receiver: 'down' | 'up' }
+  | { index: number; at: string; kind: 'chaos'; chaos: ChaosInput };
 
 /** Every step with its instant: each `after` counts from the previous step. */
 export function timeline(run: Pick<ScenarioRun, 'scenario' | 'started_at'>): readonly ScenarioAction[] {
@@ -41,6 +43,7 @@ function computeTimeline(run: Pick<ScenarioRun, 'scenario' | 'started_at'>): rea
   return run.scenario.steps.map((step, index) => {
     at = addDuration(at, parseDuration(step.after));
     const when = at.toISOString();
+    if ('chaos' in step) return { index, at: when, kind: 'chaos', chaos: step.chaos };
     if (!isStatusStep(step)) return { index, at: when, kind: 'receiver', receiver: step.receiver };
     const action: ScenarioAction = { index, at: when, kind: 'status', from: status, to: step.status };
     status = step.status;
@@ -71,6 +74,16 @@ export function receiverDownAt(run: Pick<ScenarioRun, 'scenario' | 'started_at'>
     if (a.kind === 'receiver') down = a.receiver === 'down';
   }
   return down;
+}
+
+/** The chaos the run's last chaos step at or before `now` set, or null (none yet, or `chaos: {}`). */
+export function chaosAt(run: Pick<ScenarioRun, 'scenario' | 'started_at'>, now: Date): ChaosInput | null {
+  let chaos: ChaosInput | null = null;
+  for (const a of timeline(run)) {
+    if (Date.parse(a.at) > now.getTime()) break;
+    if (a.kind === 'chaos') chaos = Object.keys(a.chaos).length ? a.chaos : null;
+  }
+  return chaos;
 }
 
 /** What an attach rule looks at on an order item. */

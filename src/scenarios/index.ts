@@ -5,7 +5,7 @@ import { loadScenarios } from './loader.js';
 import type { Scenario } from './types.js';
 
 export { ScenarioError, loadScenarios, parseScenario, checkSteps } from './loader.js';
-export { dueMoves, nextDueAt, isFinished, receiverDownAt, timeline, matchesAttach, attachedScenario } from './engine.js';
+export { dueMoves, nextDueAt, isFinished, receiverDownAt, chaosAt, timeline, matchesAttach, attachedScenario } from './engine.js';
 export type { ScenarioRun, ScenarioAction, AttachSubject } from './engine.js';
 export type { Scenario, ScenarioStep, AttachRule } from './types.js';
 

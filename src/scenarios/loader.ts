@@ -36,12 +36,12 @@ export function describe(e: ErrorObject): [string, string] {
 }
 
 /** Checks durations, step kinds and every move against the transition table. [pointer, problem] or null. */
-export function checkSteps(from: OrderItemStatus, steps: ReadonlyArray<{ after: string; status?: string; receiver?: string }>): [string, string] | null {
+export function checkSteps(from: OrderItemStatus, steps: ReadonlyArray<{ after: string; status?: string; receiver?: string; chaos?: object }>): [string, string] | null {
   let current = from;
   for (const [i, step] of steps.entries()) {
     const d = tryParseDuration(step.after);
     if (!d || d.sign < 0) return [`/steps/${i}/after`, `"${step.after}" is not an ISO 8601 duration >= 0 such as PT0S, PT2M or P1D`];
-    if ((step.status === undefined) === (step.receiver === undefined)) return [`/steps/${i}`, 'needs exactly one of "status" or "receiver"'];
+    if ([step.status, step.receiver, step.chaos].filter((x) => x !== undefined).length !== 1) return [`/steps/${i}`, 'needs exactly one of "status", "receiver" or "chaos"'];
     if (step.status === undefined) continue;
     const to = step.status as OrderItemStatus;
     if (!canMove(current, to)) {

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ORDER_ITEM_STATUSES } from '../booking/order-item-status.js';
+import { ChaosSchema } from '../webhooks/chaos.js';
 
 /**
  * The scenario file format (scenarios/README.md). Durations and moves are checked after the schema
@@ -12,6 +13,7 @@ export const StepSchema = Type.Object(
     after: Type.String({ description: 'ISO 8601 duration after the previous step (the first: after the run starts)' }),
     status: Type.Optional(Status),
     receiver: Type.Optional(Type.Enum(['down', 'up'], { description: 'the webhook receiver goes down or comes back' })),
+    chaos: Type.Optional(ChaosSchema),
   },
   { additionalProperties: false },
 );

@@ -1,8 +1,11 @@
 import type { OrderItemStatus } from '../booking/order-item-status.js';
+import type { ChaosInput } from '../webhooks/chaos.js';
 
 export type StatusStep = { after: string; status: OrderItemStatus };
 export type ReceiverStep = { after: string; receiver: 'down' | 'up' };
-export type ScenarioStep = StatusStep | ReceiverStep;
+/** From this step on, the item's webhooks get this chaos (`{}` ends it); see webhooks/chaos.ts. */
+export type ChaosStep = { after: string; chaos: ChaosInput };
+export type ScenarioStep = StatusStep | ReceiverStep | ChaosStep;
 
 /** Which order items a scenario attaches to by itself; every field given must match. */
 export interface AttachRule {

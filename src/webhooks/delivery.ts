@@ -5,12 +5,17 @@ import { buildPayload, type OrderItemSnapshot, type UpdateOrderItemPayload } fro
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed';
 
+/** What chaos did on purpose to an attempt (see chaos.ts). */
+export type ChaosMark = 'duplicate' | 'reorder' | 'delay' | 'fail_first';
+
 /** One POST to the receiver. `at` is server-clock time (the delivery log reads like the rest of the state). */
 export interface DeliveryAttempt {
   at: string;
   status_code?: number;
   error?: string;
   duration_ms: number;
+  /** Done on purpose (PUT /__admin/webhooks/chaos or a scenario step): duplicate, reorder, delay, fail_first. */
+  chaos?: ChaosMark;
 }
 
 /** One "Update order item" webhook and everything done to deliver it; kept in tenant.deliveries. */

@@ -3,8 +3,10 @@ import type { Store, Tenant } from '../store/index.js';
 import { ApiError, clip, errors } from '../http/errors.js';
 import { serializePayload, type OrderItemSnapshot } from './payload.js';
 import { signatureHeaders } from './signer.js';
-import { redactUrl, WebhookSender, type AttemptResult } from './sender.js';
+import { WebhookSender, type AttemptResult } from './sender.js';
 import { WebhookTargets, type WebhookTarget } from './targets.js';
+import { logAttempt, receiverForLog, type AttemptLogger } from './attempt-log.js';
+import { ChaosSettings, type ChaosConfig, type ChaosMark, type ChaosSource } from './chaos.js';
 import { afterAttempt, compareDeliveries, DEFAULT_RETRY_SCHEDULE, listDeliveries, recordDelivery, retryDelays, type Delivery, type DeliveryAttempt, type DeliveryFilter } from './delivery.js';
 
 export type { WebhookTarget } from './targets.js';
@@ -24,7 +26,9 @@ export interface DispatcherOptions {
   /** Attempts in flight at once, across items. */
   concurrency?: number;
   /** Trouble at warn; one line per attempt (failed ones at warn, delivered ones at info). */
-  logger?: { warn(obj: object, msg: string): void; info?(obj: object, msg: string): void };
+  /** Seeds the chaos draws (duplicates, delays): the server's --seed. */
+  seed?: number;
+  logger?: AttemptLogger;
 }
 
 /** Asked before each attempt: a reason makes it a failed attempt without a request (scenario "receiver down"). */
@@ -38,17 +42,11 @@ interface Finished {
   delivered: boolean;
   /** Where it went (password hidden), for the log line; null without a webhook URL. */
   receiver: string | null;
+  /** A chaos send of a delivery already delivered: recorded without changing its state. */
+  extra?: boolean;
 }
 
-/** The webhook URL with its password hidden, for log lines. */
-function receiverForLog(url: string | undefined): string | null {
-  if (url === undefined) return null;
-  try {
-    return redactUrl(url);
-  } catch {
-    return '(unparsable URL)';
-  }
-}
+type Sent = AttemptResult & { chaos?: ChaosMark };
 
 const itemKey = (d: Delivery) => `${d.application}\u0000${d.order_item_uuid}`;
 
@@ -80,14 +78,22 @@ export class WebhookDispatcher {
   readonly #wall: () => Date;
   readonly #concurrency: number;
 
+  /** The control API's chaos settings (PUT /__admin/webhooks/chaos). */
+  readonly chaos: ChaosSettings;
+  #chaosSource: ChaosSource | null = null;
+
   constructor(private readonly opts: DispatcherOptions) {
+    this.chaos = new ChaosSettings(opts.seed ?? 1);
     this.sender = new WebhookSender({ timeoutMs: opts.timeoutMs });
     this.#targets = new WebhookTargets(opts.store, opts.defaultTarget);
     this.#delays = retryDelays(opts.schedule ?? DEFAULT_RETRY_SCHEDULE);
     this.#wall = opts.wallClock ?? (() => new Date());
     this.#concurrency = opts.concurrency ?? 256;
     this.#unsubscribe = opts.clock.onChange?.(() => this.#queueTick()) ?? (() => undefined);
-    opts.store.onReset((app) => this.#forget(app));
+    opts.store.onReset((app) => {
+      this.#forget(app);
+      this.chaos.clear(app);
+    });
   }
 
   /** Indexes every delivery in the store and resumes the pending ones (after a restart). */
@@ -162,6 +168,15 @@ export class WebhookDispatcher {
     return d;
   }
 
+  /** Lets scenarios give an item's deliveries their own chaos (a scenario step), over the control API's. */
+  setChaosSource(source: ChaosSource | null): void {
+    this.#chaosSource = source;
+  }
+
+  #chaosOf(d: Delivery): ChaosConfig | null {
+    return this.#chaosSource?.(d) ?? this.chaos.of(d.application);
+  }
+
   /** Lets scenarios fail attempts without sending them (a receiver that is down for a while). */
   setGate(gate: ReceiverGate | null): void {
     this.#gate = gate;
@@ -230,18 +245,41 @@ export class WebhookDispatcher {
     const generation = this.#gen(d.application);
     const at = this.opts.clock.now();
     const receiver = this.opts.logger ? receiverForLog(this.target(d.application)?.url) : null;
-    const run = this.#send(d, at)
-      .then((result) => {
-        if (this.#closed) return;
-        const attempt = { at: at.toISOString(), ...(result.status_code !== undefined ? { status_code: result.status_code } : { error: result.error ?? 'unknown error' }), duration_ms: result.duration_ms };
-        this.#finished.push({ d, generation, attempt, delivered: result.delivered, receiver });
-      })
+    const record = (x: Delivery, r: Sent, when: Date, extra = false) => {
+      const attempt: DeliveryAttempt = { at: when.toISOString(), ...(r.status_code !== undefined ? { status_code: r.status_code } : { error: r.error ?? 'unknown error' }), duration_ms: r.duration_ms, ...(r.chaos ? { chaos: r.chaos } : {}) };
+      this.#finished.push({ d: x, generation, attempt, delivered: r.delivered, receiver, extra });
+    };
+    const run = (async () => {
+      const result = await this.#send(d, at);
+      if (this.#closed) return;
+      record(d, result, at);
+      if (result.delivered) await this.#chaosAfterDelivery(d, (x, r, when) => record(x, r, when, true));
+    })()
       .catch((err: unknown) => {
         this.opts.logger?.warn({ err, delivery: d.id }, 'webhook attempt failed unexpectedly');
         this.#finished.push({ d, generation, attempt: null, delivered: false, receiver });
       })
       .finally(() => this.#queueSave());
     this.#inFlight.set(d.id, run);
+  }
+
+  /** Chaos after a delivery got its 200: the same delivery once more, or the item's previous one again. */
+  async #chaosAfterDelivery(d: Delivery, record: (x: Delivery, r: Sent, at: Date) => void): Promise<void> {
+    const chaos = this.#chaosOf(d);
+    if (!chaos) return;
+    if (chaos.duplicate > 0 && this.chaos.draw(d.application, 'duplicate') < chaos.duplicate) {
+      const at = this.opts.clock.now();
+      record(d, { ...(await this.#post(d)), chaos: 'duplicate' }, at);
+    }
+    if (chaos.reorder) {
+      const earlier = this.list({ application: d.application, order_item_uuid: d.order_item_uuid })
+        .filter((x) => x.state === 'delivered' && x.order_item_version < d.order_item_version)
+        .sort((a, b) => b.order_item_version - a.order_item_version)[0];
+      if (earlier && !this.#closed) {
+        const at = this.opts.clock.now();
+        record(earlier, { ...(await this.#post(earlier)), chaos: 'reorder' }, at);
+      }
+    }
   }
 
   /**
@@ -264,44 +302,19 @@ export class WebhookDispatcher {
       this.opts.store
         .update(application, (t) => {
           for (const f of list) {
-            const next = afterAttempt(t.deliveries[f.d.id] as unknown as Delivery, f.attempt as DeliveryAttempt, f.delivered, this.#delays);
+            const cur = t.deliveries[f.d.id] as unknown as Delivery;
+            // A chaos send adds to the log of a delivery that is delivered already.
+            const next = f.extra ? { ...cur, attempts: [...cur.attempts, f.attempt as DeliveryAttempt] } : afterAttempt(cur, f.attempt as DeliveryAttempt, f.delivered, this.#delays);
             t.deliveries[f.d.id] = next as unknown as Tenant['deliveries'][string];
             logged.push([f, next]);
           }
         })
         .catch((err: unknown) => this.opts.logger?.warn({ err, deliveries: list.map((f) => f.d.id) }, 'webhook delivery state not saved'));
       // store.update ran the function already: the outcomes are known (and in memory) now.
-      for (const [f, next] of logged) this.#logAttempt(f, next);
+      for (const [f, next] of logged) if (this.opts.logger && f.attempt) logAttempt(this.opts.logger, f.d, f.attempt, f.receiver, next);
     }
     for (const { d } of done) this.#inFlight.delete(d.id);
     this.#queueTick();
-  }
-
-  /**
-   * One line per attempt: item, status sent, receiver, the answer or error, duration and what comes
-   * next. The message reads on its own (pretty logs); `webhook` holds the same for JSON lines.
-   */
-  #logAttempt({ d, attempt, receiver }: Finished, next: Delivery): void {
-    const log = this.opts.logger;
-    if (!log || !attempt) return;
-    const ms = attempt.duration_ms < 10 ? attempt.duration_ms.toFixed(1) : String(Math.round(attempt.duration_ms));
-    const answer = attempt.status_code !== undefined ? `${attempt.status_code} in ${ms} ms` : `${attempt.error ?? 'error'} after ${ms} ms`;
-    const outcome = next.state === 'pending' ? `next attempt ${next.next_attempt_at ?? '?'}` : next.state;
-    const webhook = {
-      delivery: d.id,
-      application: d.application,
-      order_item_uuid: d.order_item_uuid,
-      order_item_status: d.payload.order_item_status,
-      receiver,
-      ...(attempt.status_code !== undefined ? { status_code: attempt.status_code } : { error: attempt.error }),
-      duration_ms: attempt.duration_ms,
-      attempt: next.attempts.length,
-      state: next.state,
-      next_attempt_at: next.next_attempt_at,
-    };
-    const msg = `webhook ${d.payload.order_item_status} for item ${d.order_item_uuid} → ${receiver ?? '(no webhook URL)'}: ${answer}, ${outcome}`;
-    if (next.state === 'delivered') log.info?.({ webhook }, msg);
-    else log.warn({ webhook }, msg);
   }
 
   #queueSave(): void {
@@ -310,11 +323,28 @@ export class WebhookDispatcher {
     setImmediate(() => this.#save());
   }
 
-  async #send(d: Delivery, now: Date): Promise<AttemptResult> {
-    const target = this.target(d.application);
-    if (!target) return { error: 'no webhook URL is configured for this application', duration_ms: 0, delivered: false };
+  /** One attempt: the scenario gate, chaos before sending (fail_first, delay), then the POST. */
+  async #send(d: Delivery, now: Date): Promise<Sent> {
+    if (!this.target(d.application)) return { error: 'no webhook URL is configured for this application', duration_ms: 0, delivered: false };
     const blocked = this.#gate?.(d, now);
     if (blocked) return { error: blocked, duration_ms: 0, delivered: false };
+    const chaos = this.#chaosOf(d);
+    const inRound = d.attempts.length - d.round_start;
+    if (chaos && inRound < chaos.fail_first) {
+      return { error: `chaos: fail_first (attempt ${inRound + 1} of the first ${chaos.fail_first} fails without a request)`, duration_ms: 0, delivered: false, chaos: 'fail_first' };
+    }
+    const [min, max] = chaos?.delay_ms ?? [0, 0];
+    if (max > 0) {
+      await new Promise((r) => setTimeout(r, Math.round(min + this.chaos.draw(d.application, 'delay') * (max - min))));
+      return { ...(await this.#post(d)), chaos: 'delay' };
+    }
+    return this.#post(d);
+  }
+
+  /** The POST itself, signed when the application has a secret. */
+  async #post(d: Delivery): Promise<AttemptResult> {
+    const target = this.target(d.application);
+    if (!target) return { error: 'no webhook URL is configured for this application', duration_ms: 0, delivered: false };
     const body = serializePayload(d.payload);
     const headers = target.secret
       ? signatureHeaders({ id: d.id, body, secret: target.secret, headerPrefix: this.opts.headerPrefix, at: this.#wall() })

@@ -23,6 +23,7 @@ async function webhooksPlugin(app: FastifyInstance, opts: WebhooksPluginOptions)
     store: app.store,
     clock: app.clock,
     headerPrefix: app.config.headerPrefix,
+    seed: app.config.seed,
     defaultTarget: app.config.webhookUrl ? { url: app.config.webhookUrl, secret: app.config.webhookSecret } : null,
     logger: app.log,
   });

@@ -151,7 +151,7 @@ t.test('GET /__admin/scenarios lists the loaded scenarios', async (t) => {
   const res = await app.inject({ url: '/__admin/scenarios' });
   t.equal(res.statusCode, 200);
   const list = res.json().scenarios as Array<{ name: string; description: string }>;
-  t.equal(list.length, 7);
+  t.equal(list.length, 8);
   t.same(list.map((s) => s.name), [...list.map((s) => s.name)].sort());
   t.same(list.find((s) => s.name === 'refusal'), {
     name: 'refusal',

@@ -23,7 +23,7 @@ const run = (name: string, applied = 0): ScenarioRun => ({
 });
 /** Compact view of what is due: "FROM>TO@offset" or "receiver down@offset". */
 const due = (r: ScenarioRun, ms: number) =>
-  dueMoves(r, at(ms)).map((a) => `${a.kind === 'status' ? `${a.from}>${a.to}` : `receiver ${a.receiver}`}@${(Date.parse(a.at) - Date.parse(T0)) / 1000}s#${a.index}`);
+  dueMoves(r, at(ms)).map((a) => `${a.kind === 'status' ? `${a.from}>${a.to}` : a.kind === 'receiver' ? `receiver ${a.receiver}` : `chaos ${JSON.stringify(a.chaos)}`}@${(Date.parse(a.at) - Date.parse(T0)) / 1000}s#${a.index}`);
 
 t.test('instant confirmation: PENDING>OK at once', async (t) => {
   t.same(due(run('instant-confirmation'), 0), ['PENDING>OK@0s#0']);
@@ -92,4 +92,19 @@ t.test('the engine is pure: same input, same output, input untouched', async (t)
   const before = JSON.stringify(r);
   t.same(dueMoves(r, at(700_000)), dueMoves(r, at(700_000)));
   t.equal(JSON.stringify(r), before);
+});
+
+t.test('chaos steps: the last one at or before now applies; an empty one ends it', async (t) => {
+  const { chaosAt } = await import('../../src/scenarios/index.js');
+  const steps = [
+    { after: 'PT0S', chaos: { duplicate: 1 } },
+    { after: 'PT0S', status: 'OK' as const },
+    { after: 'PT1M', chaos: {} },
+  ];
+  const r = { scenario: { name: 'c', from: 'PENDING' as const, steps }, started_at: T0 };
+  t.same(chaosAt(r, at(0)), { duplicate: 1 });
+  t.same(chaosAt(r, at(59_999)), { duplicate: 1 });
+  t.equal(chaosAt(r, at(60_000)), null);
+  t.equal(chaosAt(r, at(-1)), null, 'not before the run starts');
+  t.same(due({ ...r, application: 'a', order_item_uuid: 'i', applied: 0 }, 0), ['chaos {"duplicate":1}@0s#0', 'PENDING>OK@0s#1']);
 });

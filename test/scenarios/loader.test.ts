@@ -15,6 +15,7 @@ t.test('the built-in scenarios load and follow the transition table', async (t) 
     'cancellation-error',
     'cancellation-error-kept',
     'delayed-confirmation',
+    'duplicate-delivery',
     'instant-confirmation',
     'receiver-down',
     'refusal',
@@ -30,6 +31,8 @@ t.test('the built-in scenarios load and follow the transition table', async (t) 
   t.equal(path('cancellation-error'), 'OK>REFUND_STARTED>CANCELLATION_ERROR>REFUNDED');
   t.equal(path('cancellation-error-kept'), 'OK>REFUND_STARTED>CANCELLATION_ERROR>OK');
   t.equal(path('receiver-down'), 'PENDING>OK');
+  t.equal(path('duplicate-delivery'), 'PENDING>OK');
+  t.same(all.get('duplicate-delivery')!.steps[0], { after: 'PT0S', chaos: { duplicate: 1 } });
   for (const s of all.values()) {
     t.ok(s.builtin);
     t.equal(s.file, `scenarios/${s.file.slice('scenarios/'.length)}`);
@@ -50,8 +53,8 @@ const bad: Array<[string, string, string]> = [
   ['d.yaml', 'name: d\nsteps:\n  - after: PT0S\n    status: OK\n', 'Scenario file d.yaml: /description: is required'],
   ['e.yaml', 'name: e\ndescription: x\ncolour: red\nsteps: []\n', 'Scenario file e.yaml: /colour: is not a known field'],
   ['f.yaml', 'name: f\ndescription: x\nsteps: []\n', 'Scenario file f.yaml: /steps: must NOT have fewer than 1 items'],
-  ['g.yaml', 'name: g\ndescription: x\nsteps:\n  - after: PT0S\n', 'Scenario file g.yaml: /steps/0: needs exactly one of "status" or "receiver"'],
-  ['h.yaml', 'name: h\ndescription: x\nsteps:\n  - after: PT0S\n    status: OK\n    receiver: down\n', 'Scenario file h.yaml: /steps/0: needs exactly one of "status" or "receiver"'],
+  ['g.yaml', 'name: g\ndescription: x\nsteps:\n  - after: PT0S\n', 'Scenario file g.yaml: /steps/0: needs exactly one of "status", "receiver" or "chaos"'],
+  ['h.yaml', 'name: h\ndescription: x\nsteps:\n  - after: PT0S\n    status: OK\n    receiver: down\n', 'Scenario file h.yaml: /steps/0: needs exactly one of "status", "receiver" or "chaos"'],
   ['i.yaml', 'name: I Am Bad\ndescription: x\nsteps:\n  - {after: PT0S, status: OK}\n', 'Scenario file i.yaml: /name: must match pattern "^[a-z0-9][a-z0-9-]*$"'],
   ['j.yaml', 'name: j\ndescription: x\nfrom: KO\nsteps:\n  - {after: PT0S, status: OK}\n', 'Scenario file j.yaml: /steps/0/status: KO cannot move to OK (KO is final)'],
   ['k.yaml', 'name: k\ndescription: x\nattach: {on: payment}\nsteps:\n  - {after: PT0S, status: OK}\n', 'Scenario file k.yaml: /attach: needs at least one of activity_uuid, product_id, lead_booker_email'],
@@ -85,7 +88,7 @@ t.test('JSON files, user directories overriding built-ins, duplicate names', asy
   await writeFile(join(dir, 'mine.yml'), 'name: mine\ndescription: mine\nattach:\n  product_id: 42\nsteps:\n  - {after: P1D, status: OK}\n');
   await writeFile(join(dir, 'notes.txt'), 'not a scenario');
   const all = loadScenarios(builtinScenariosDir, dir);
-  t.equal(all.size, 8);
+  t.equal(all.size, 9);
   t.match(all.get('refusal'), { description: 'slow refusal', builtin: false, file: join(dir, 'refusal.json'), attach: null });
   t.same(all.get('mine')!.attach, { product_id: 42, on: 'payment' });
 
