@@ -3,14 +3,28 @@
 // difference is about a third of a second of start-up). Types are checked by `npm run typecheck`.
 // Kept outside the bundle: packages that read their own files at run time (pdfkit's fonts,
 // swagger-ui's static assets) and qrcode, loaded with pdfkit on the first voucher.
+//
+// The programmatic API (src/index.ts, the package's "exports") is bundled the same way into
+// dist/index.js, and its type declarations go to dist/types with tsc (tsconfig.build.json). tsc
+// takes seconds where esbuild takes a fraction of one, so it runs alongside the bundling and
+// incrementally: it writes into node_modules/.cache/partner-booking-mock-server/types with its
+// build info there too (emitting into dist/, which is wiped on every build, would make an
+// incremental tsc skip the files it believes are already written), and the result is copied into
+// dist/types. MOCK_SERVER_BUILD_CACHE=off emits straight into dist/types without the cache.
 import { build } from 'esbuild';
-import { chmodSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 
-const outfile = 'dist/bin/mock-server.js';
-rmSync('dist', { recursive: true, force: true });
-await build({
-  entryPoints: ['bin/mock-server.ts'],
-  outfile,
+const require = createRequire(import.meta.url);
+const bin = 'dist/bin/mock-server.js';
+const types = 'dist/types';
+const cache = 'node_modules/.cache/partner-booking-mock-server/types';
+const useCache = process.env.MOCK_SERVER_BUILD_CACHE !== 'off';
+
+/** esbuild options shared by the CLI and the API bundle. */
+const common = {
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -20,5 +34,55 @@ await build({
   // CommonJS dependencies inside an ES module bundle still call require().
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',
-});
-chmodSync(outfile, 0o755);
+};
+
+/** The newest modification time among the declarations' inputs: the sources, the tsconfigs and the installed packages. */
+function newestInput() {
+  const files = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json', 'node_modules/.package-lock.json'].filter((f) => existsSync(f));
+  for (const entry of readdirSync('src', { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) files.push(join(entry.parentPath ?? entry.path, entry.name));
+  }
+  return Math.max(...files.map((f) => statSync(f).mtimeMs));
+}
+
+/** tsc -p tsconfig.build.json --emitDeclarationOnly into `outDir`; rejects with tsc's output when it fails. */
+function declarations(outDir) {
+  const info = join(outDir, '.tsbuildinfo');
+  // Build info without the files it describes would leave them unwritten: start over then.
+  if (useCache && !existsSync(join(outDir, 'index.d.ts'))) rmSync(outDir, { recursive: true, force: true });
+  // Even with nothing to do, tsc takes seconds to load the program: skipped when no input changed since.
+  if (useCache && existsSync(info) && statSync(info).mtimeMs > newestInput()) return Promise.resolve();
+  const args = [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--emitDeclarationOnly', '--outDir', outDir, '--declarationDir', outDir];
+  if (useCache) args.push('--incremental', '--tsBuildInfoFile', info);
+  const started = new Date();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      // Exit 2: type errors, declarations written all the same. Like the bundles, the build goes on
+      // (npm run typecheck is what fails on type errors), saying so.
+      if (code === 2) console.warn(`build: type errors in the sources; the declarations were written anyway:\n${output.trimEnd()}`);
+      else if (code !== 0) return reject(new Error(`tsc -p tsconfig.build.json failed (exit ${code}):\n${output}`));
+      // tsc leaves its build info alone when nothing changed; stamped with the start of this run, an
+      // input edited while tsc ran still counts as newer next time.
+      if (useCache && existsSync(info)) utimesSync(info, started, started);
+      resolve();
+    });
+  });
+}
+
+rmSync('dist', { recursive: true, force: true });
+try {
+  await Promise.all([
+    build({ ...common, entryPoints: ['bin/mock-server.ts'], outfile: bin }).then(() => chmodSync(bin, 0o755)),
+    build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/index.js' }),
+    declarations(useCache ? cache : types),
+  ]);
+  if (useCache) cpSync(cache, types, { recursive: true, filter: (src) => !src.endsWith('.tsbuildinfo') });
+} catch (err) {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+}

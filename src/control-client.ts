@@ -1,0 +1,443 @@
+/**
+ * A typed client of the control API (`/__admin`, README "Control API"), over Node's global fetch.
+ * Every method sends one request and resolves to the answer's parsed JSON body as the server wrote
+ * it; a non-2xx answer rejects with a ControlApiError carrying the status and the body's code and
+ * message. The types here are written out on purpose (not imported from the server's sources), so
+ * the package's published declarations stand alone.
+ */
+
+/** The order-item statuses of the lifecycle (README "Order-item lifecycle and webhooks"). */
+export type OrderItemStatus = 'PENDING' | 'OK' | 'KO' | 'CANCELLATION_ERROR' | 'REFUND_STARTED' | 'REFUNDED';
+
+/** GET /__admin/health */
+export interface HealthAnswer {
+  status: 'ok';
+  version: string;
+  seed: number;
+  uptime_s: number;
+  /** State file counters. */
+  store: { writes: number; flushes: number; compactions: number };
+}
+
+/** POST /__admin/clock: the server time after the move. */
+export interface ClockAnswer {
+  /** ISO 8601, UTC. */
+  now: string;
+}
+
+/** POST /__admin/reset: `"all"` or the application reset. */
+export interface ResetAnswer {
+  reset: string;
+}
+
+export interface AdminOrderItem {
+  uuid: string;
+  status: OrderItemStatus;
+  version: number;
+  activity_uuid: string;
+  product_identifier: string;
+  /** The day, then the time when the product has one: `2026-03-01 09:00`. */
+  date: string;
+  quantity: number;
+  updated_at: string;
+}
+
+export interface AdminOrder {
+  application: string;
+  uuid: string;
+  id: number;
+  identifier: string;
+  paid: boolean;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  items: AdminOrderItem[];
+}
+
+/** GET /__admin/orders */
+export interface OrdersAnswer {
+  orders: AdminOrder[];
+}
+
+/** POST /__admin/order-items/{uuid}/status: the item after the move. */
+export interface MovedItem {
+  application: string;
+  order_uuid: string;
+  uuid: string;
+  status: OrderItemStatus;
+  version: number;
+  updated_at: string;
+}
+
+/** A step of a scenario: `after` is an ISO 8601 duration from the start of the run. */
+export type ScenarioStepInfo =
+  | { after: string; status: OrderItemStatus }
+  | { after: string; receiver: 'down' | 'up' }
+  /** From this step on, the item's webhooks get this chaos (duplicates, reordering, delays, first attempts failing). */
+  | { after: string; chaos: Record<string, unknown> };
+
+/** Which order items a scenario attaches to by itself; every field given must match. */
+export interface ScenarioAttachRule {
+  activity_uuid?: string;
+  product_id?: string | number;
+  lead_booker_email?: string;
+  on: 'payment' | 'cancellation';
+}
+
+export interface ScenarioInfo {
+  name: string;
+  description: string;
+  /** The status an item must have for the scenario to start on it. */
+  from: OrderItemStatus;
+  /** When the scenario starts by itself (on payment or cancellation of matching items), or null. */
+  attach: ScenarioAttachRule | null;
+  steps: ScenarioStepInfo[];
+  file: string;
+  builtin: boolean;
+}
+
+/** GET /__admin/scenarios */
+export interface ScenariosAnswer {
+  scenarios: ScenarioInfo[];
+}
+
+/** What a scenario runs on: one order item, or every item of an order. */
+export type ScenarioTarget = { order_item_uuid: string; order_uuid?: undefined } | { order_uuid: string; order_item_uuid?: undefined };
+
+/** POST /__admin/scenarios/{name}/run */
+export interface ScenarioRunAnswer {
+  runs: Array<{ scenario: string; application: string; order_uuid: string; order_item_uuid: string; started_at: string }>;
+}
+
+/** The "Update order item" webhook body. */
+export interface WebhookPayload {
+  order_id: string;
+  order_uuid: string;
+  order_created: string;
+  order_updated: string;
+  order_version: string;
+  order_item_uuid: string;
+  order_item_created: string;
+  order_item_updated: string;
+  order_item_version: string;
+  order_item_status: OrderItemStatus;
+}
+
+/** One POST to the receiver; `at` is server-clock time. */
+export interface DeliveryAttempt {
+  at: string;
+  /** The receiver's status code, when it answered. */
+  status_code?: number;
+  /** Why there was no answer (timeout, refused connection, ...). */
+  error?: string;
+  duration_ms: number;
+  /** What webhook chaos did to this attempt on purpose, if anything. */
+  chaos?: 'duplicate' | 'reorder' | 'delay' | 'fail_first';
+}
+
+export type DeliveryState = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDelivery {
+  id: string;
+  application: string;
+  order_uuid: string;
+  order_item_uuid: string;
+  order_item_version: number;
+  payload: WebhookPayload;
+  attempts: DeliveryAttempt[];
+  state: DeliveryState;
+  /** Server-clock time of the next attempt while pending; null once delivered or failed. */
+  next_attempt_at: string | null;
+  created_at: string;
+  seq: number;
+  /** Attempts before this index belong to earlier rounds (a redeliver starts a new one). */
+  round_start: number;
+}
+
+export interface DeliveriesFilter {
+  order_item_uuid?: string;
+  application?: string;
+}
+
+/** GET /__admin/webhooks/deliveries, oldest first. */
+export interface DeliveriesAnswer {
+  deliveries: WebhookDelivery[];
+}
+
+/** POST /__admin/webhooks/deliveries/{id}/redeliver (202) */
+export interface RedeliverAnswer {
+  delivery: WebhookDelivery;
+}
+
+/** PUT /__admin/webhooks/config body. */
+export interface WebhookConfigInput {
+  /** http(s) URL (user:password in it sends Basic credentials); null removes the setting. */
+  url: string | null;
+  secret?: string | null;
+  /** Only this application's receiver; absent: the default for all. */
+  application?: string;
+}
+
+/** PUT /__admin/webhooks/config answer: the URL with any password hidden. */
+export interface WebhookConfigAnswer {
+  application: string | null;
+  url: string | null;
+  signed: boolean;
+}
+
+export interface WebhookTargetInfo {
+  url: string;
+  signed: boolean;
+}
+
+/** GET /__admin/webhooks/config */
+export interface WebhookConfigList {
+  default: WebhookTargetInfo | null;
+  applications: Record<string, WebhookTargetInfo | null>;
+}
+
+/** POST /__admin/webhooks/check body: a URL, or the receiver configured for an application (or all). */
+export interface WebhookCheckInput {
+  url?: string;
+  secret?: string | null;
+  /** user:password */
+  basic?: string;
+  application?: string;
+}
+
+/** POST /__admin/webhooks/check answer (README "Checking your receiver"). */
+export interface WebhookCheckReport {
+  receiver: string;
+  passed: boolean;
+  checks: Array<{ id: string; title: string; result: 'passed' | 'failed' | 'skipped'; sent: string[]; got: string[]; advice: string }>;
+}
+
+/** PUT /__admin/webhooks/chaos body (README "Chaos on demand"). */
+export interface ChaosInput {
+  application?: string;
+  /** 0..1: share of delivered webhooks sent a second time. */
+  duplicate?: number;
+  /** After a newer version is delivered, send the previous one again. */
+  reorder?: boolean;
+  /** [min, max] ms each attempt waits first. */
+  delay_ms?: [number, number];
+  /** Attempts of each delivery that fail on purpose. */
+  fail_first?: number;
+}
+
+export interface ChaosSetting {
+  duplicate: number;
+  reorder: boolean;
+  delay_ms: [number, number];
+  fail_first: number;
+}
+
+/** GET /__admin/webhooks/chaos */
+export interface ChaosList {
+  all: ChaosSetting | null;
+  applications: Record<string, ChaosSetting>;
+}
+
+/** POST /__admin/faults body. */
+export interface FaultInput {
+  /** GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS (any case) or `*`. */
+  method: string;
+  /** Under the base path (or the full path); `*` matches anything. */
+  path: string;
+  /** 400..599 */
+  status: number;
+  /** How many matching requests fail; default 1. */
+  times?: number;
+  delay_ms?: number;
+}
+
+export interface Fault {
+  id: number;
+  method: string;
+  path: string;
+  status: number;
+  times: number;
+  delay_ms: number;
+}
+
+/** GET /__admin/faults */
+export interface FaultsAnswer {
+  faults: Fault[];
+}
+
+export interface JournalEntry {
+  id: number;
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  application: string | null;
+}
+
+export interface RequestsFilter {
+  application?: string;
+  /** 1..1000, default 100. */
+  limit?: number;
+}
+
+/** GET /__admin/requests, newest first. */
+export interface RequestsAnswer {
+  requests: JournalEntry[];
+}
+
+export interface ControlClient {
+  /** The control API's URL, e.g. `http://127.0.0.1:8080/__admin`. */
+  readonly url: string;
+  clock: {
+    /** Moves the server clock by an ISO 8601 duration (`PT2H`, `P1D`, `-PT30M`). */
+    advance(duration: string): Promise<ClockAnswer>;
+    /** Sets the server clock to a date-time with a zone. */
+    set(dateTime: string | Date): Promise<ClockAnswer>;
+  };
+  /** Drops all mutable state, or one application's. */
+  reset(application?: string): Promise<ResetAnswer>;
+  orders(application?: string): Promise<OrdersAnswer>;
+  /** One allowed status move (with its webhook); 409 for a move the lifecycle forbids. */
+  moveItem(uuid: string, status: OrderItemStatus, application?: string): Promise<MovedItem>;
+  runScenario(name: string, target: ScenarioTarget): Promise<ScenarioRunAnswer>;
+  scenarios(): Promise<ScenariosAnswer>;
+  deliveries(filter?: DeliveriesFilter): Promise<DeliveriesAnswer>;
+  redeliver(id: string): Promise<RedeliverAnswer>;
+  webhooks: {
+    config(input: WebhookConfigInput): Promise<WebhookConfigAnswer>;
+    getConfig(): Promise<WebhookConfigList>;
+    /** Runs the receiver check; a receiver that does not answer at all rejects with status 502. */
+    check(input?: WebhookCheckInput): Promise<WebhookCheckReport>;
+    chaos: {
+      set(input: ChaosInput): Promise<ChaosSetting & { application: string | null }>;
+      get(): Promise<ChaosList>;
+      clear(application?: string): Promise<void>;
+    };
+  };
+  faults: {
+    add(fault: FaultInput): Promise<Fault>;
+    list(): Promise<FaultsAnswer>;
+    clear(): Promise<void>;
+  };
+  requests(filter?: RequestsFilter): Promise<RequestsAnswer>;
+  clearRequests(application?: string): Promise<void>;
+  /** Open even when the server has an admin token. */
+  health(): Promise<HealthAnswer>;
+}
+
+export interface ControlClientOptions {
+  /** The server's --admin-token: sent as `Authorization: Bearer <token>`. */
+  adminToken?: string | null;
+}
+
+/** A non-2xx answer of the control API. */
+export class ControlApiError extends Error {
+  /** The HTTP status. */
+  readonly status: number;
+  /** The `code` of the `{code, message}` error body; null when the body had none. */
+  readonly code: string | null;
+  readonly method: string;
+  readonly url: string;
+  /** The parsed body (or its text when it was not JSON). */
+  readonly body: unknown;
+
+  constructor(init: { status: number; code: string | null; message: string; method: string; url: string; body: unknown }) {
+    super(init.message);
+    this.name = 'ControlApiError';
+    this.status = init.status;
+    this.code = init.code;
+    this.method = init.method;
+    this.url = init.url;
+    this.body = init.body;
+  }
+}
+
+type Query = Record<string, string | number | undefined>;
+
+function queryString(query: Query | undefined): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) params.set(k, String(v));
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+/**
+ * A client of the control API at `controlUrl` (e.g. `http://localhost:8080/__admin`), for a server
+ * started elsewhere (a container, `npx mock-server`); startMockServer gives one already made.
+ */
+export function createControlClient(controlUrl: string, options: ControlClientOptions = {}): ControlClient {
+  let base: URL;
+  try {
+    base = new URL(controlUrl);
+  } catch {
+    throw new TypeError(`createControlClient: "${controlUrl}" is not a URL (expected e.g. http://localhost:8080/__admin)`);
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new TypeError(`createControlClient: "${controlUrl}" is not an http(s) URL`);
+  const root = controlUrl.replace(/[?#].*$/, '').replace(/\/+$/, '');
+  const token = options.adminToken ?? null;
+
+  async function call<T>(method: string, path: string, opts: { body?: unknown; query?: Query } = {}): Promise<T> {
+    const url = `${root}${path}${queryString(opts.query)}`;
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (opts.body !== undefined) headers['content-type'] = 'application/json';
+    let res: Response;
+    try {
+      res = await fetch(url, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+    } catch (e) {
+      const cause = (e as Error & { cause?: Error }).cause;
+      throw new Error(`mock-server control API: ${method} ${url} failed: ${cause?.message ?? (e as Error).message}`, { cause: e });
+    }
+    const text = await res.text();
+    let body: unknown = text;
+    if (text !== '') {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // Not JSON (a proxy's error page, say): kept as text.
+      }
+    }
+    if (!res.ok) {
+      const b = (typeof body === 'object' && body !== null ? body : {}) as { code?: unknown; message?: unknown };
+      const code = b.code === undefined || b.code === null ? null : String(b.code);
+      const detail = typeof b.message === 'string' ? b.message : typeof body === 'string' && body ? body.slice(0, 200) : res.statusText;
+      throw new ControlApiError({ status: res.status, code, message: `${method} ${path}: ${res.status}${code === null ? '' : ` (code ${code})`}: ${detail}`, method, url, body });
+    }
+    return (text === '' ? undefined : body) as T;
+  }
+
+  const seg = encodeURIComponent;
+  return {
+    url: root,
+    clock: {
+      advance: (duration) => call('POST', '/clock', { body: { advance: duration } }),
+      set: (dateTime) => call('POST', '/clock', { body: { set: dateTime instanceof Date ? dateTime.toISOString() : dateTime } }),
+    },
+    reset: (application) => call('POST', '/reset', { body: application === undefined ? {} : { application } }),
+    orders: (application) => call('GET', '/orders', { query: { application } }),
+    moveItem: (uuid, status, application) => call('POST', `/order-items/${seg(uuid)}/status`, { body: { status }, query: { application } }),
+    runScenario: (name, target) => call('POST', `/scenarios/${seg(name)}/run`, { body: target }),
+    scenarios: () => call('GET', '/scenarios'),
+    deliveries: (filter = {}) => call('GET', '/webhooks/deliveries', { query: { order_item_uuid: filter.order_item_uuid, application: filter.application } }),
+    redeliver: (id) => call('POST', `/webhooks/deliveries/${seg(id)}/redeliver`),
+    webhooks: {
+      config: (input) => call('PUT', '/webhooks/config', { body: input }),
+      getConfig: () => call('GET', '/webhooks/config'),
+      check: (input = {}) => call('POST', '/webhooks/check', { body: input }),
+      chaos: {
+        set: (input) => call('PUT', '/webhooks/chaos', { body: input }),
+        get: () => call('GET', '/webhooks/chaos'),
+        clear: (application) => call('DELETE', '/webhooks/chaos', { query: { application } }),
+      },
+    },
+    faults: {
+      add: (fault) => call('POST', '/faults', { body: fault }),
+      list: () => call('GET', '/faults'),
+      clear: () => call('DELETE', '/faults'),
+    },
+    requests: (filter = {}) => call('GET', '/requests', { query: { application: filter.application, limit: filter.limit } }),
+    clearRequests: (application) => call('DELETE', '/requests', { query: { application } }),
+    health: () => call('GET', '/health'),
+  };
+}
