@@ -1,21 +1,44 @@
-# mock-server as a container, e.g. a CI service container. Not built on the development machine
-# (it has no Docker engine); see README "Container".
-FROM node:20-slim AS build
-WORKDIR /app
-COPY package.json package-lock.json tsconfig.json ./
-COPY scripts ./scripts
-COPY src ./src
-COPY bin ./bin
-RUN npm ci --no-audit --no-fund && npm prune --omit=dev
+# mock-server as a container, e.g. a CI service container; see README "Container".
+# scripts/container-test.sh builds it with podman (no image registry needed: it makes the base image
+# from Debian packages and passes BASE_IMAGE) and runs the image end to end.
+#
+# Build args (all optional):
+#   BASE_IMAGE    Node 22 on Debian bookworm with a `node` user (uid 1000); default the official image
+#   NPM_REGISTRY  npm registry to install from, e.g. --build-arg NPM_REGISTRY="$(npm config get registry)"
+# Build secret (optional): id=npm_ca, a CA bundle for the registry's TLS, e.g.
+#   --secret id=npm_ca,src=/etc/ssl/certs/ca-certificates.crt
+ARG BASE_IMAGE=node:22-bookworm-slim
 
-FROM node:20-slim
+# Every dependency, from the lockfile alone: this layer is reused until package*.json change.
+FROM ${BASE_IMAGE} AS devdeps
+WORKDIR /app
+ARG NPM_REGISTRY=
+COPY package.json package-lock.json ./
+RUN --mount=type=secret,id=npm_ca \
+    if [ -s /run/secrets/npm_ca ]; then export NPM_CONFIG_CAFILE=/run/secrets/npm_ca; fi; \
+    npm ci --ignore-scripts --no-audit --no-fund --loglevel=warn ${NPM_REGISTRY:+--registry "$NPM_REGISTRY"} && \
+    rm -rf /root/.npm
+
+# What the server needs at run time (pdfkit, qrcode, swagger-ui stay outside the bundle).
+FROM devdeps AS deps
+RUN npm prune --omit=dev --ignore-scripts --no-audit --no-fund --offline --loglevel=warn
+
+# dist/bin/mock-server.js, bundled by esbuild (npm run build).
+FROM devdeps AS build
+COPY tsconfig*.json ./
+COPY scripts ./scripts
+COPY bin ./bin
+COPY src ./src
+RUN npm run build
+
+FROM ${BASE_IMAGE}
 ENV NODE_ENV=production MOCK_SERVER_DB=/data/state.json
 WORKDIR /app
-COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
+COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY fixtures ./fixtures
 COPY scenarios ./scenarios
+COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 8080
