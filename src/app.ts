@@ -13,7 +13,7 @@ import faults, { faultHook } from './http/faults.js';
 import { lazyValidatorCompiler } from './http/validation.js';
 import { requestLogging } from './http/request-logging.js';
 import { journal } from './admin/journal.js';
-import { documentHeaders, markDeprecatedRoutes } from './http/docs.js';
+import { bearerScheme, documentHeaders, markDeprecatedRoutes, TAG_ORDER } from './http/docs.js';
 import catalogRoutes from './catalog/index.js';
 import activityBodies from './catalog/activity-bodies.js';
 import bookingRoutes from './booking/index.js';
@@ -118,12 +118,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           `Served by mock-server ${VERSION}. Every request needs the ${config.headerPrefix}Application header.`,
       },
       servers: [{ url: config.basePath }],
-      components: { securitySchemes: { Partner: { type: 'http', scheme: 'bearer' } } },
+      tags: TAG_ORDER,
+      components: { securitySchemes: { Partner: bearerScheme(config.headerPrefix) } },
     },
     hideUntagged: true,
     transform: documentHeaders(config.headerPrefix),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // No branding bar: the page is the partner API's.
+  await app.register(swaggerUi, { routePrefix: '/docs', theme: { css: [{ filename: 'mock-server.css', content: '.swagger-ui .topbar { display: none }' }] } });
+  app.get('/', async () => ({
+    name: 'mock-server',
+    version: VERSION,
+    api: config.basePath,
+    docs: '/docs',
+    control: '/__admin',
+    health: '/__admin/health',
+  }));
 
   await app.register(journal, { basePath: config.basePath });
   await app.register(faults);

@@ -30,10 +30,34 @@ export function documentHeaders(prefix: string) {
       'accept-language': { type: 'string', description: 'Content language, default en-US' },
     },
   };
-  return ({ schema, url }: { schema: FastifySchema; url: string }) => ({
-    schema: schema && 'tags' in schema && !schema.headers ? { ...schema, headers, ...optionalDefaults(schema.querystring) } : schema,
-    url,
-  });
+  return ({ schema, url, route }: { schema: FastifySchema; url: string; route?: { config?: unknown } }) => {
+    if (!schema || !('tags' in schema) || schema.headers) return { schema, url };
+    // Every operation takes the bearer token (prices and scopes depend on it) except the two that
+    // issue one: Swagger UI's Authorize then sends it everywhere it matters.
+    const issuesTokens = (route?.config as { ignoreBearer?: boolean } | undefined)?.ignoreBearer === true;
+    return { schema: { ...schema, headers, ...optionalDefaults(schema.querystring), ...(issuesTokens ? {} : { security: [{ Partner: [] }] }) }, url };
+  };
+}
+
+/**
+ * The partner document's groups in the order of a booking, the deprecated and removed ones last.
+ * Swagger UI lists tags in this order.
+ */
+export const TAG_ORDER = [
+  'authentication', 'activities', 'dates', 'activity info', 'pickups', 'carts', 'customer info', 'orders', 'payments',
+  'cancellations', 'vouchers', 'webhooks', 'categories', 'cities', 'countries', 'venues', 'lists', 'additional searches',
+  'reviews', 'currencies', 'metadata', 'verticals (deprecated)', 'events (removed)',
+].map((name) => ({ name }));
+
+/** How Swagger UI's Authorize dialog tells a person to get a token. */
+export function bearerScheme(headerPrefix: string) {
+  return {
+    type: 'http' as const,
+    scheme: 'bearer',
+    description:
+      `Get a token from POST /login with {"client_id": "sandbox-client", "client_secret": "sandbox-secret", "grant_type": "client_credentials"} ` +
+      `(and the ${headerPrefix}Application header), then paste its access_token here. Tokens live one hour on the server clock.`,
+  };
 }
 
 /**

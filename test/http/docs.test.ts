@@ -24,3 +24,20 @@ t.test('Swagger UI and the OpenAPI document', async (t) => {
   t.ok(get.parameters.some((p: { name: string }) => p.name === 'sort_by'));
   t.equal(doc.paths['/events'].get.deprecated, true);
 });
+
+t.test('Authorize reaches every operation but the two that issue tokens; groups in booking order; GET / points the way', async (t) => {
+  const app = await buildTestApp();
+  t.teardown(() => app.close());
+  const doc = (await app.inject({ url: '/docs/json' })).json();
+  const ops = Object.entries(doc.paths as Record<string, Record<string, { security?: unknown }>>).flatMap(([path, item]) => Object.entries(item).map(([m, op]) => [`${m.toUpperCase()} ${path}`, op] as const));
+  const without = ops.filter(([, op]) => !op.security).map(([k]) => k);
+  t.same(without.sort(), ['GET /login', 'POST /login', 'POST /refresh'], 'only the token-issuing operations go without');
+  t.same(Object.fromEntries(ops)['POST /payments/no/payment']?.security, [{ Partner: [] }]);
+  t.match(doc.components.securitySchemes.Partner, { type: 'http', scheme: 'bearer', description: /POST \/login .*sandbox-client.*sandbox-secret/ });
+  const tags = (doc.tags as { name: string }[]).map((x) => x.name);
+  t.ok(tags.indexOf('carts') < tags.indexOf('categories') && tags.indexOf('orders') < tags.indexOf('verticals (deprecated)'), 'carts and orders before the taxonomy, the deprecated groups last');
+  t.equal(tags.at(-1), 'events (removed)');
+  const root = await app.inject({ url: '/' });
+  t.equal(root.statusCode, 200);
+  t.match(root.json(), { docs: '/docs', control: '/__admin', api: '/api/v3' });
+});
