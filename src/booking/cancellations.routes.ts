@@ -8,7 +8,7 @@ import type { RefundPolicyRecord } from '../seed/types.js';
 import { durationToMs, formatDuration, parseDuration } from '../time/duration.js';
 import { resolve } from './carts.js';
 import { moveItem, sendAll } from './lifecycle.js';
-import { orderOf } from './orders.routes.js';
+import { orderOf } from './order-lookup.js';
 import type { Order, OrderItem, Refund } from './records.js';
 
 export const CANCELLATION_REASONS = [

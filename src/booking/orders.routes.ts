@@ -7,6 +7,7 @@ import { clip, errors } from '../http/errors.js';
 import { compareVersions } from '../http/service-headers.js';
 import type { OrderRecord } from '../store/index.js';
 import { cartOf } from './carts.routes.js';
+import { orderOf } from './order-lookup.js';
 import { passengerInfo } from './forms.js';
 import { cartView, resolve } from './carts.js';
 import { missingParticipants } from './customer.routes.js';
@@ -46,12 +47,6 @@ function sourceOf(body: Static<typeof OrderBody>, version: string): string | nul
 /** The fields of an object that have a value (not null): what the vendor's schema allows in place of null. */
 function present(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null && v !== undefined));
-}
-
-export function orderOf(app: FastifyInstance, request: FastifyRequest, uuid: string): Order {
-  const order = app.store.tenant(request.service.application).orders[uuid] as unknown as Order | undefined;
-  if (!order) throw errors.notFound(`Order ${clip(uuid)} does not exist`);
-  return order;
 }
 
 /** Renders an order; prices in the currency the order was placed in. */

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { tr } from '../catalog/text.js';
 import { clip, errors } from '../http/errors.js';
 import { resolve } from './carts.js';
-import { orderOf } from './orders.routes.js';
+import { orderOf } from './order-lookup.js';
 import type { Order, OrderItem } from './records.js';
 import { qrDataUrl, voucherPdf, type VoucherContent } from './voucher-pdf.js';
 

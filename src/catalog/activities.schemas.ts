@@ -8,7 +8,7 @@ import {
   PriceSchema,
   VenueSchema,
 } from './taxonomy.schemas.js';
-import { SORT_VALUES } from './search.js';
+import { SORT_VALUES } from './sort.js';
 
 const Str = (description?: string) => Type.String(description ? { description } : {});
 const Bool = (description?: string) => Type.Boolean(description ? { description } : {});

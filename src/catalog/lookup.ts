@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { clip, errors } from '../http/errors.js';
 import type { Catalog } from '../seed/catalog.js';
 import type { ActivityRecord } from '../seed/types.js';
-import { listParam, parseSort, sortKey, validateSort, type SortKey } from './search.js';
+import { listParam, parseSort, sortKey, validateSort } from './search.js';
+import type { SortKey } from './sort.js';
 
 /** A record by numeric id or 404 code 1400 naming what was missing. */
 export function byId<T>(map: ReadonlyMap<number, T>, id: number, what: string): T {
