@@ -3,12 +3,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { requireScope } from '../auth/index.js';
 import { convert, toPrice } from '../catalog/money.js';
-import { clip, errors } from '../http/errors.js';
+import { errors } from '../http/errors.js';
 import type { RefundPolicyRecord } from '../seed/types.js';
 import { durationToMs, formatDuration, parseDuration } from '../time/duration.js';
 import { resolve } from './carts.js';
 import { moveItem, sendAll } from './lifecycle.js';
-import { orderOf } from './order-lookup.js';
+import { orderItemOf as itemOf, orderOf } from './order-lookup.js';
 import type { Order, OrderItem, Refund } from './records.js';
 
 export const CANCELLATION_REASONS = [
@@ -39,12 +39,6 @@ export function refundAmount(policies: RefundPolicyRecord[], item: OrderItem, no
   const open = tiers(policies, item).filter((t) => now.getTime() <= t.until.getTime());
   const amounts = open.map(({ policy: p }) => (p.type === 'PERCENTAGE' ? (paid * p.value) / 100 : Math.min(paid, p.value)));
   return Math.round(Math.max(0, ...amounts) * 100) / 100;
-}
-
-function itemOf(order: Order, uuid: string): OrderItem {
-  const item = order.items.find((x) => x.uuid === uuid);
-  if (!item) throw errors.notFound(`Order item ${clip(uuid)} does not exist`);
-  return item;
 }
 
 export default async function cancellationsRoutes(app: FastifyInstance) {

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { tr } from '../catalog/text.js';
 import { clip, errors } from '../http/errors.js';
 import { resolve } from './carts.js';
-import { orderOf } from './order-lookup.js';
+import { orderItemOf as itemOf, orderOf } from './order-lookup.js';
 import type { Order, OrderItem } from './records.js';
 import { qrDataUrl, voucherPdf, type VoucherContent } from './voucher-pdf.js';
 
@@ -37,11 +37,6 @@ const pdf = (body: Buffer, name: string) => ({ body, headers: { 'content-type': 
 export default async function vouchersRoutes(app: FastifyInstance) {
   const tags = ['vouchers'];
   const lang = (request: FastifyRequest) => request.service.locale.language;
-  const itemOf = (order: Order, uuid: string) => {
-    const item = order.items.find((x) => x.uuid === uuid);
-    if (!item) throw errors.notFound(`Order item ${clip(uuid)} does not exist`);
-    return item;
-  };
 
   app.get<{ Params: { orderUuid: string; activityUuid: string } }>(
     '/orders/:orderUuid/activities/:activityUuid/voucher',
