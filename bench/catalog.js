@@ -9,9 +9,9 @@ import { APP_HEADER, freePort, load, root, rssMb, startProcess, stop } from './l
 const cli = join(root, 'dist/bin/mock-server.js');
 const SEARCH = '/api/v3/activities?limit=20&country_in=IT,FR&category_in=museums,tours&sort_by=-rating';
 
-async function startMock(catalogSize) {
+async function startMock(catalogSize, extra = []) {
   const port = await freePort();
-  const args = ['--port', String(port), '--db', 'memory', '--catalog-size', String(catalogSize), '--log-level', 'warn'];
+  const args = ['--port', String(port), '--db', 'memory', '--catalog-size', String(catalogSize), '--log-level', 'warn', ...extra];
   const base = `http://127.0.0.1:${port}`;
   const { child, startupMs } = await startProcess(cli, args, `${base}/api/v3/activities?limit=1`, { headers: APP_HEADER });
   return { child, startupMs, base };
@@ -56,6 +56,39 @@ async function compare(mock, cases, duration) {
   return out;
 }
 
+/**
+ * What the integration report's observation of every request costs: the same reads against a
+ * server with it (the default) and one started with --report off, alternating as compare() does.
+ */
+async function observationCost(duration) {
+  const on = await startMock(200);
+  const off = await startMock(200, ['--report', 'off']);
+  const out = {};
+  try {
+    const list = JSON.parse(await body(`${on.base}/api/v3/activities?limit=100`));
+    const cases = [
+      ['report on / --report off: GET /activities/{uuid}', list.data.map((a) => `/api/v3/activities/${a.uuid}`)],
+      ['report on / --report off: GET /activities?limit=20', ['/api/v3/activities?limit=20']],
+    ];
+    for (const [name, paths] of cases) {
+      await load(on.base, paths, { duration: 3 });
+      await load(off.base, paths, { duration: 3 });
+      const a = [], b = [];
+      for (let round = 0; round < 2; round++) {
+        a.push(await load(on.base, paths, { duration: duration / 2 }));
+        b.push(await load(off.base, paths, { duration: duration / 2 }));
+      }
+      const merged = (runs) => ({ rps: (runs[0].rps + runs[1].rps) / 2, p99: Math.max(runs[0].p99, runs[1].p99), non2xx: runs[0].non2xx + runs[1].non2xx, errors: runs[0].errors + runs[1].errors });
+      const [m, base] = [merged(a), merged(b)];
+      out[name] = { mock: m, baseline: base, ratio: m.rps / base.rps };
+    }
+  } finally {
+    await stop(on.child);
+    await stop(off.child);
+  }
+  return out;
+}
+
 export async function run({ duration = 10 } = {}) {
   const results = {};
   const mock = await startMock(200);
@@ -74,6 +107,7 @@ export async function run({ duration = 10 } = {}) {
   } finally {
     await stop(mock.child);
   }
+  Object.assign(results, await observationCost(duration));
   const big = await startMock(10000);
   results.startup_10000 = { startup_ms: big.startupMs, rss_mb: rssMb(big.child.pid) };
   try {

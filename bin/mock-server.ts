@@ -5,6 +5,8 @@ import { VERSION } from '../src/version.js';
 import { loadReplay, replay, replayOrigin } from '../src/scenarios/replay.js';
 import { checkReceiver } from '../src/webhooks/check.js';
 import { formatCheckReport } from '../src/webhooks/check-format.js';
+import { fetchReport } from '../src/report/fetch.js';
+import { fails, formatReport } from '../src/report/format.js';
 
 /** Mistakes of the user's (flags, files, a port in use) end with one line and exit code 2. */
 function fail(err: unknown): never {
@@ -45,6 +47,13 @@ async function main(): Promise<void> {
       }
       await own?.close();
       process.exit(ok ? 0 : 1);
+    }
+    // falls through: process.exit never returns
+    case 'report': {
+      const { application, format, failOn } = invocation.report;
+      const report = await fetchReport(invocation.url ?? 'http://127.0.0.1:8080', application, invocation.config.adminToken);
+      console.log(formatReport(report, format, failOn));
+      process.exit(fails(report, failOn) ? 1 : 0);
     }
     // falls through: process.exit never returns
     case 'webhooks-check': {

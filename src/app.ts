@@ -13,6 +13,7 @@ import faults, { faultHook } from './http/faults.js';
 import { lazyValidatorCompiler } from './http/validation.js';
 import { requestLogging } from './http/request-logging.js';
 import { journal } from './admin/journal.js';
+import reportPlugin from './report/index.js';
 import { bearerScheme, documentHeaders, markDeprecatedRoutes, TAG_ORDER } from './http/docs.js';
 import catalogRoutes from './catalog/index.js';
 import activityBodies from './catalog/activity-bodies.js';
@@ -136,6 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }));
 
   await app.register(journal, { basePath: config.basePath });
+  await app.register(reportPlugin, { basePath: config.basePath, headerPrefix: config.headerPrefix, enabled: config.report !== 'off' });
   await app.register(faults);
   await app.register(adminRoutes, { prefix: '/__admin' });
   await app.register(voucherViewRoutes);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isIPv4, isIPv6 } from 'node:net';
 import { parseArgs } from 'node:util';
-import { CHECK_FORMATS, type CheckFormat } from './webhooks/check-format.js';
+import { commandFlags, ConfigError, type CheckFlags, type Command, type ReportFlags } from './cli-flags.js';
 import { webhookUrlProblem } from './webhooks/sender.js';
 
 /**
@@ -27,6 +27,8 @@ export interface Config {
   logLevel: string;
   /** 'pretty' (one coloured line per event) or 'json' (pino JSON lines); null: pretty when stdout is a terminal, else json. */
   logFormat: LogFormat | null;
+  /** on: the integration report observes every partner request (GET /__admin/report); off: nothing is observed. */
+  report: 'on' | 'off';
   /** When set, every /__admin route but GET /__admin/health needs `Authorization: Bearer <adminToken>`. */
   adminToken: string | null;
 }
@@ -45,20 +47,14 @@ export const defaults: Readonly<Config> = Object.freeze({
   headerPrefix: 'X-Service-',
   logLevel: 'info',
   logFormat: null,
+  report: 'on',
   adminToken: null,
 });
 
 export type LogFormat = 'pretty' | 'json';
 export const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
 
-/** A mistake in flags, env or config file: the CLI prints its one-line message and exits 2. */
-export class ConfigError extends Error {
-  readonly userFacing = true;
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 type Kind = 'int' | 'string' | 'url' | 'level' | 'token' | 'choice';
 interface Option {
@@ -92,6 +88,7 @@ export const OPTIONS: readonly Option[] = [
   { key: 'webhookSecret', flag: 'webhook-secret', arg: 'S', env: ['MOCK_SERVER_WEBHOOK_SECRET'], kind: 'string', nullable: true, help: 'signs webhooks' },
   { key: 'headerPrefix', flag: 'header-prefix', arg: 'P', env: ['MOCK_SERVER_HEADER_PREFIX'], kind: 'string', help: 'vendor header prefix (X-Acme- reads X-Acme-Application, ...)' },
   { key: 'logLevel', flag: 'log-level', arg: 'LEVEL', env: ['MOCK_SERVER_LOG_LEVEL'], kind: 'level', help: 'pino level: fatal, error, warn, info, debug, trace, silent' },
+  { key: 'report', flag: 'report', arg: 'on|off', env: ['MOCK_SERVER_REPORT'], kind: 'choice', choices: ['on', 'off'], help: 'the integration report observes partner requests (GET /__admin/report)' },
   { key: 'logFormat', flag: 'log-format', arg: 'FORMAT', env: ['MOCK_SERVER_LOG_FORMAT'], kind: 'choice', choices: LOG_FORMATS, nullable: true, defaultText: 'pretty on a terminal, else json', help: 'pretty (one readable line per event) or json (JSON lines)' },
   { key: 'adminToken', flag: 'admin-token', arg: 'T', env: ['MOCK_SERVER_ADMIN_TOKEN'], kind: 'token', nullable: true, help: 'control API (/__admin) needs Authorization: Bearer T (health stays open)' },
 ];
@@ -178,13 +175,14 @@ export function isLoopbackHost(host: string): boolean {
 
 /** What the command line asked for besides settings. */
 export interface Invocation {
-  command: 'serve' | 'help' | 'version' | 'replay' | 'webhooks-check';
+  command: Command;
   /** Positional arguments after the command (replay files). */
   args: string[];
   /** replay --url: a running server to play against (else one is started in-process); webhooks check --url: the receiver. */
   url: string | null;
-  /** webhooks check: --secret, --basic user:pass, --format. */
-  check: { secret: string | null; basic: string | null; format: CheckFormat };
+  /** The flags of `webhooks check` and `report`. */
+  check: CheckFlags;
+  report: ReportFlags;
   config: Config;
 }
 
@@ -241,7 +239,7 @@ function argumentProblem(e: Error & { code?: string }, flags: string[]): string 
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
   const options: Record<string, { type: 'string' | 'boolean' }> = {
     config: { type: 'string' }, help: { type: 'boolean' }, version: { type: 'boolean' }, url: { type: 'string' },
-    secret: { type: 'string' }, basic: { type: 'string' }, format: { type: 'string' },
+    secret: { type: 'string' }, basic: { type: 'string' }, format: { type: 'string' }, application: { type: 'string' }, 'fail-on': { type: 'string' },
   };
   for (const o of OPTIONS) options[o.flag] = { type: 'string' };
   let parsed: ReturnType<typeof parseArgs>;
@@ -255,6 +253,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
   let command: Invocation['command'] = 'serve';
   if (first === 'replay') command = 'replay';
   else if (first === 'webhooks' && rest[0] === 'check' && rest.length === 1) command = 'webhooks-check';
+  else if (first === 'report' && rest.length === 0) command = 'report';
   else if (first === 'webhooks') throw new ConfigError('webhooks takes one subcommand: mock-server webhooks check --url URL');
   else if (first !== undefined) throw new ConfigError(`unknown command "${first}" (try --help)`);
   if (values.help) command = 'help';
@@ -285,27 +284,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
     if (typeof v === 'string') set(o, v, `--${o.flag}`);
   }
   const url = typeof values.url === 'string' ? values.url : null;
-  if (url !== null && command !== 'replay' && command !== 'webhooks-check') throw new ConfigError('--url goes with the replay and webhooks check commands');
+  if (url !== null && command !== 'replay' && command !== 'webhooks-check' && command !== 'report') throw new ConfigError('--url goes with the replay, webhooks check and report commands');
   if (command === 'replay' && rest.length === 0) throw new ConfigError('replay needs at least one file');
-  return { command, args: command === 'replay' ? rest : [], url, check: checkFlags(command, url, values), config: Object.freeze(check(config)) };
-}
-
-/** The flags of `webhooks check`, refused with any other command. */
-function checkFlags(command: Invocation['command'], url: string | null, values: Record<string, string | boolean | undefined>): Invocation['check'] {
-  const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : null);
-  const [secret, basic, format] = [str('secret'), str('basic'), str('format')];
-  if (command !== 'webhooks-check') {
-    const given = (['secret', 'basic', 'format'] as const).find((k) => values[k] !== undefined);
-    if (given) throw new ConfigError(`--${given} goes with the webhooks check command`);
-    return { secret: null, basic: null, format: 'text' };
-  }
-  if (url === null) throw new ConfigError('webhooks check needs --url: the receiver to check');
-  const problem = webhookUrlProblem(url);
-  if (problem) throw new ConfigError(`--url: ${problem}`);
-  if (secret === '') throw new ConfigError('--secret: must not be empty');
-  if (basic !== null && !/^[^:]+:.+$/.test(basic)) throw new ConfigError('--basic: expected user:password');
-  if (format !== null && !(CHECK_FORMATS as readonly string[]).includes(format)) throw new ConfigError(`--format: "${format}" is not one of ${CHECK_FORMATS.join(', ')}`);
-  return { secret, basic, format: (format ?? 'text') as CheckFormat };
+  return { command, args: command === 'replay' ? rest : [], url, ...commandFlags(command, url, values), config: Object.freeze(check(config)) };
 }
 
 /** The --help text, generated from OPTIONS so it cannot drift from the parser. */
@@ -320,6 +301,8 @@ export function usage(): string {
     '       mock-server replay FILE... [--url URL]    play replay files (against URL, else an own server)',
     '       mock-server webhooks check --url URL [--secret S] [--basic user:pass] [--format text|json|junit]',
     '                                                 check a webhook receiver (signatures, redelivery, order)',
+    '       mock-server report [--url URL] [--application A] [--format text|json|junit|markdown] [--fail-on error|warning|never]',
+    '                                                 the integration report of a running server (default URL http://127.0.0.1:8080)',
     '',
     'Options (flags win over env, env over the --config file, the file over the defaults):',
     ...rows,

@@ -286,6 +286,39 @@ export interface RequestsAnswer {
   requests: JournalEntry[];
 }
 
+/** Where a report finding was seen: the request (or webhook delivery) and when, on the server clock. */
+export interface ReportExample {
+  method: string;
+  path: string;
+  reqId: string;
+  at: string;
+}
+
+export interface ReportFinding {
+  /** Stable: README "The integration report" lists every id. */
+  id: string;
+  severity: 'error' | 'warning' | 'info';
+  message: string;
+  advice: string;
+  count: number;
+  first: ReportExample;
+  last: ReportExample;
+}
+
+/** GET /__admin/report: what an application's client got wrong, and how much of a booking it did. */
+export interface IntegrationReport {
+  application: string;
+  since: string;
+  requests: number;
+  /** fail when any error finding exists. */
+  verdict: 'pass' | 'fail';
+  findings: ReportFinding[];
+  coverage: {
+    steps: Array<{ name: string; done: boolean; count: number }>;
+    error_paths: Array<{ name: string; done: boolean; count: number }>;
+  };
+}
+
 export interface ControlClient {
   /** The control API's URL, e.g. `http://127.0.0.1:8080/__admin`. */
   readonly url: string;
@@ -322,6 +355,8 @@ export interface ControlClient {
   };
   requests(filter?: RequestsFilter): Promise<RequestsAnswer>;
   clearRequests(application?: string): Promise<void>;
+  /** The integration report of an application (needed when more than one has made requests). */
+  report(application?: string): Promise<IntegrationReport>;
   /** Open even when the server has an admin token. */
   health(): Promise<HealthAnswer>;
 }
@@ -438,6 +473,7 @@ export function createControlClient(controlUrl: string, options: ControlClientOp
     },
     requests: (filter = {}) => call('GET', '/requests', { query: { application: filter.application, limit: filter.limit } }),
     clearRequests: (application) => call('DELETE', '/requests', { query: { application } }),
+    report: (application) => call('GET', '/report', { query: { application } }),
     health: () => call('GET', '/health'),
   };
 }

@@ -43,6 +43,8 @@ export interface MockServerConfig {
   logLevel: string;
   /** --log-format: 'pretty' or 'json'; null: pretty on a terminal, else json. */
   logFormat: 'pretty' | 'json' | null;
+  /** --report: 'on' (default) observes partner requests for the integration report; 'off' does not. */
+  report: 'on' | 'off';
   /** --admin-token: the control API then needs Authorization: Bearer <token> (health stays open). */
   adminToken: string | null;
 }

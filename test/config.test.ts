@@ -85,7 +85,7 @@ t.test('every mistake is one clear ConfigError', async (t) => {
     [['--log-format', 'xml'], {}, /^--log-format: "xml" is not one of pretty, json$/],
     [[], { MOCK_SERVER_LOG_FORMAT: 'JSON' }, /^MOCK_SERVER_LOG_FORMAT: "JSON" is not one of pretty, json$/],
     [['serve'], {}, /unknown command "serve"/],
-    [['--url', 'http://127.0.0.1:1'], {}, /--url goes with the replay and webhooks check commands/],
+    [['--url', 'http://127.0.0.1:1'], {}, /--url goes with the replay, webhooks check and report commands/],
     [['replay'], {}, /replay needs at least one file/],
     [['--port'], {}, /--port/],
     [['--port', '70000'], {}, /--port: 70000 is out of range 0..65535/],

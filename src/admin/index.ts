@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../http/errors.js';
 import { scenarioRunRoutes } from '../booking/scenario-runner.js';
 import journalRoutes from './journal.js';
+import reportRoutes from './report.js';
 import faultRoutes from './faults.js';
 import orderAdminRoutes from './orders.js';
 import { VERSION } from '../version.js';
@@ -45,6 +46,7 @@ export default async function adminRoutes(app: FastifyInstance) {
   await app.register(scenarioAdminRoutes);
   await app.register(scenarioRunRoutes);
   await app.register(journalRoutes);
+  await app.register(reportRoutes);
   await app.register(faultRoutes);
   await app.register(orderAdminRoutes);
 }

@@ -39,7 +39,7 @@ const bad = (i: number, message: string) => errors.validation(`items[${i}]: ${me
 export function checkItem(app: FastifyInstance, cart: Cart, input: ItemInput, i: number, pending: CartItemRecord[]): Omit<CartItemRecord, 'uuid' | 'created_at'> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw bad(i, 'must be an object');
   const type = input.type === undefined ? 'musement' : input.type;
-  if (typeof type !== 'string' || !ITEM_TYPES.includes(type)) throw bad(i, `"type" must be one of ${ITEM_TYPES.join(', ')}`);
+  if (typeof type !== 'string' || !ITEM_TYPES.includes(type)) throw errors.outsideList('body', `items.${i}.type`, `items[${i}]: "type" must be one of ${ITEM_TYPES.join(', ')}`);
   if (typeof input.product_identifier !== 'string' || input.product_identifier === '') throw bad(i, '"product_identifier" is required: a product_id from GET /activities/{uuid}/dates/{day}');
   const quantity = typeof input.quantity === 'string' && /^\d+$/.test(input.quantity) ? Number(input.quantity) : input.quantity;
   if (typeof quantity !== 'number' || !Number.isInteger(quantity) || quantity < 1) throw bad(i, '"quantity" must be an integer greater than 0');

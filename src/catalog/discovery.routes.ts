@@ -79,7 +79,7 @@ export default async function discoveryRoutes(app: FastifyInstance) {
       const sort = listParam(q.sort_by);
       if (sort.length > 2) throw errors.validation('querystring "sort_by" takes at most two values');
       for (const s of sort) {
-        if (!['distance', '-distance', 'relevance', '-relevance'].includes(s)) throw errors.validation(`querystring "sort_by" has unknown value "${clip(s)}": one of distance, -distance, relevance, -relevance`);
+        if (!['distance', '-distance', 'relevance', '-relevance'].includes(s)) throw errors.outsideList('querystring', 'sort_by', `querystring "sort_by" has unknown value "${clip(s)}": one of distance, -distance, relevance, -relevance`);
         if (s.endsWith('distance') && !at) throw errors.validation('querystring "sort_by" distance needs "coordinates"');
       }
       return ([['cities', 'city'], ['lists', 'list'], ['venues', 'venue']] as const).map(([type, key]) => {

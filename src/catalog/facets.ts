@@ -62,7 +62,7 @@ function valuesOf(catalog: Catalog, a: ActivityRecord, facet: string, lang: stri
 /** Counts per value over the matching activities, most frequent first. */
 export function facets(catalog: Catalog, found: ActivityRecord[], wanted: string[], lang: string): Facet[] {
   const unknown = wanted.find((w) => !(FACETS as readonly string[]).includes(w));
-  if (unknown !== undefined) throw errors.validation(`querystring "include_facets" has unknown value "${clip(unknown)}": one of ${FACETS.join(', ')}`);
+  if (unknown !== undefined) throw errors.outsideList('querystring', 'include_facets', `querystring "include_facets" has unknown value "${clip(unknown)}": one of ${FACETS.join(', ')}`);
   return wanted.map((facet) => {
     const counts = new Map<string, FacetValue>();
     for (const a of found) {

@@ -27,10 +27,10 @@ export default async function pickupsRoutes(app: FastifyInstance) {
     if (text !== undefined && text.trim().length < 3) throw errors.validation('querystring "text" needs at least 3 characters');
     const types = listParam(request.query.type_in).map((t) => t.toUpperCase());
     const badType = types.find((t) => !TYPES.includes(t));
-    if (badType !== undefined) throw errors.validation(`querystring "type_in" items must be one of ${TYPES.join(', ')}, got "${clip(badType)}"`);
+    if (badType !== undefined) throw errors.outsideList('querystring', 'type_in', `querystring "type_in" items must be one of ${TYPES.join(', ')}, got "${clip(badType)}"`);
     const sort = listParam(request.query.sort_by);
     const badSort = sort.find((s) => s !== 'type' && s !== '-type');
-    if (badSort !== undefined) throw errors.validation(`querystring "sort_by" takes type or -type, got "${clip(badSort)}"`);
+    if (badSort !== undefined) throw errors.outsideList('querystring', 'sort_by', `querystring "sort_by" takes type or -type, got "${clip(badSort)}"`);
     const needle = text?.trim().toLowerCase();
     const list = all.filter((p) => (!needle || p.name.toLowerCase().includes(needle)) && (types.length === 0 || types.includes(p.type)));
     if (sort[0]) list.sort((a, b) => (sort[0] === '-type' ? -1 : 1) * a.type.localeCompare(b.type));

@@ -122,14 +122,26 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
   socket.destroy();
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The error this request was answered with, for observers (the integration report). */
+    apiError?: { code: string; message: string; validation?: { context: string; keyword: string; field: string } };
+  }
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(err, request);
     if (apiError.statusCode >= 500) request.log.error({ err }, 'unexpected error');
+    const v = (err as { validation?: ValidationItem[]; validationContext?: string }).validation?.[0];
+    const field = v ? clip([(v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.'), v.params?.missingProperty].filter(Boolean).join('.')) : '';
+    const validation = v ? { context: (err as { validationContext?: string }).validationContext ?? 'request', keyword: v.keyword ?? '', field } : apiError.check;
+    request.apiError = { code: apiError.code, message: apiError.message, ...(validation ? { validation } : {}) };
     reply.code(apiError.statusCode).headers(apiError.headers).send(apiError.toJSON());
   });
   app.setNotFoundHandler((request, reply) => {
     const e = errors.routeNotFound(request.method, request.url.split('?')[0] ?? request.url);
+    request.apiError = { code: e.code, message: e.message };
     reply.code(404).send(e.toJSON());
   });
 }

@@ -8,6 +8,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly headers: Record<string, string> = {},
+    /** Which request value broke which rule, for observers (the integration report). */
+    readonly check?: { context: string; keyword: string; field: string },
   ) {
     super(message);
     this.name = 'ApiError';
@@ -46,6 +48,8 @@ export const errors = {
     new ApiError(400, '0', `Invalid version "${clip(value)}" in ${header}: expected a version like 3.4.0`),
   /** 400 0: a request parameter or body failed validation. */
   validation: (message: string) => new ApiError(400, '0', message),
+  /** 400 0: a value outside a list the route checks by hand (sort_by and the like), like a schema's enum. */
+  outsideList: (context: 'querystring' | 'body', field: string, message: string) => new ApiError(400, '0', message, {}, { context, keyword: 'enum', field }),
   /** 404 1400: resource does not exist. */
   notFound: (message = 'Resource does not exist') => new ApiError(404, '1400', message),
   routeNotFound: (method: string, url: string) =>
@@ -104,7 +108,9 @@ export const errors = {
       `${sent ? "The admin token sent is not this server's" : 'The control API needs the admin token'}: send Authorization: Bearer <admin token>, the value of the server's --admin-token or MOCK_SERVER_ADMIN_TOKEN`,
       { 'WWW-Authenticate': `Bearer realm="mock-server-admin"${sent ? ', error="invalid_token"' : ''}` },
     ),
-  /** 502: the webhook receiver to check did not answer at all. */
+  /** 409: GET /__admin/report while the server was started with --report off. */
+  reportOff: () => new ApiError(409, '0', 'The integration report is off: the server was started with --report off'),
+    /** 502: the webhook receiver to check did not answer at all. */
   receiverUnreachable: (message: string) => new ApiError(502, '0', message),
     /** 503: the state file did not take the write, so it was not acknowledged (the message says why). */
   notStored: (message: string) => new ApiError(503, '0', message),

@@ -118,8 +118,19 @@ export default fp(faultsPlugin, { name: 'faults', dependencies: ['store'], fasti
  * Applies armed faults and the Prefer header to the partner routes. Registered after the header
  * rules, so a missing application header is still 2271: a fault never hides the real API's own errors.
  */
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Answered by an armed fault or a Prefer header (the integration report counts both). */
+    forced?: 'fault' | 'prefer';
+  }
+}
+
 async function faultHookPlugin(app: FastifyInstance, opts: { basePath: string }) {
-  const fail = (reply: FastifyReply, status: number, message: string) => reply.code(status).send(new ApiError(status, String(status), message).toJSON());
+  const fail = (reply: FastifyReply, status: number, message: string) => {
+    reply.request.apiError = { code: String(status), message };
+    reply.request.forced = message.startsWith('Prefer') ? 'prefer' : 'fault';
+    return reply.code(status).send(new ApiError(status, String(status), message).toJSON());
+  };
   /** Answers the request when an armed fault or its Prefer header says so; true when it did. */
   const apply = async (request: FastifyRequest, reply: FastifyReply, prefer: string | string[] | undefined): Promise<boolean> => {
     const path = (request.url.split('?')[0] ?? '').replace(/\/+$/, '') || '/';

@@ -48,6 +48,9 @@ interface Finished {
 
 type Sent = AttemptResult & { chaos?: ChaosMark };
 
+/** Told about each recorded attempt: the delivery, the attempt, and the delivery after it. */
+export type AttemptObserver = (delivery: Delivery, attempt: DeliveryAttempt, next: Delivery) => void;
+
 const itemKey = (d: Delivery) => `${d.application}\u0000${d.order_item_uuid}`;
 
 /**
@@ -81,6 +84,7 @@ export class WebhookDispatcher {
   /** The control API's chaos settings (PUT /__admin/webhooks/chaos). */
   readonly chaos: ChaosSettings;
   #chaosSource: ChaosSource | null = null;
+  readonly #observers: AttemptObserver[] = [];
 
   constructor(private readonly opts: DispatcherOptions) {
     this.chaos = new ChaosSettings(opts.seed ?? 1);
@@ -166,6 +170,11 @@ export class WebhookDispatcher {
     });
     this.send(d);
     return d;
+  }
+
+  /** Calls `observer` with every attempt once it is recorded (the integration report). */
+  observe(observer: AttemptObserver): void {
+    this.#observers.push(observer);
   }
 
   /** Lets scenarios give an item's deliveries their own chaos (a scenario step), over the control API's. */
@@ -311,7 +320,11 @@ export class WebhookDispatcher {
         })
         .catch((err: unknown) => this.opts.logger?.warn({ err, deliveries: list.map((f) => f.d.id) }, 'webhook delivery state not saved'));
       // store.update ran the function already: the outcomes are known (and in memory) now.
-      for (const [f, next] of logged) if (this.opts.logger && f.attempt) logAttempt(this.opts.logger, f.d, f.attempt, f.receiver, next);
+      for (const [f, next] of logged) {
+        if (!f.attempt) continue;
+        if (this.opts.logger) logAttempt(this.opts.logger, f.d, f.attempt, f.receiver, next);
+        for (const o of this.#observers) o(f.d, f.attempt, next);
+      }
     }
     for (const { d } of done) this.#inFlight.delete(d.id);
     this.#queueTick();

@@ -167,6 +167,12 @@ t.test('every control client method against a listening server', async (t) => {
   await control.clearRequests();
   t.same(await control.requests(), { requests: [] });
 
+  const report = await control.report('shop');
+  t.match(report, { application: 'shop', verdict: 'pass', coverage: { error_paths: [{ name: '4xx answered' }, { name: 'injected fault', done: true }] } });
+  t.ok(report.requests > 2);
+  t.equal((await control.report()).application, 'shop', 'the only application that made partner requests, when none is named');
+  t.match(await control.report('nobody-here'), { application: 'nobody-here', requests: 0, verdict: 'pass', findings: [] }, 'an application not seen yet: an empty report');
+
   t.same(await control.reset('other'), { reset: 'other' });
   t.equal((await control.orders()).orders.length, 2);
   t.same(await control.reset(), { reset: 'all' });

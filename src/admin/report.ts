@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { clip, errors } from '../http/errors.js';
+
+const Query = Type.Object({ application: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false });
+
+/** GET /__admin/report: the integration report of one application (the only one seen, when none is named). */
+export default async function reportRoutes(app: FastifyInstance) {
+  app.get<{ Querystring: Static<typeof Query> }>('/report', { schema: { querystring: Query } }, async (request) => {
+    const report = app.integrationReport;
+    if (!report) throw errors.reportOff();
+    let { application } = request.query;
+    if (application === undefined) {
+      const seen = report.applications();
+      if (seen.length !== 1) {
+        throw errors.validation(
+          seen.length === 0 ? 'querystring "application" is needed: no application has made a request yet' : `querystring "application" is needed: ${seen.length} applications made requests (${clip(seen.slice(0, 10).join(', '))})`,
+        );
+      }
+      application = seen[0] as string;
+    }
+    return report.get(application);
+  });
+}

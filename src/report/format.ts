@@ -1,0 +1,63 @@
+import type { IntegrationReport as Report } from '../control-client.js';
+
+export type ReportFormat = 'text' | 'json' | 'junit' | 'markdown';
+export type FailOn = 'error' | 'warning' | 'never';
+
+/** Whether the report fails at a threshold: error findings (error), error or warning ones (warning), never. */
+export function fails(report: Report, failOn: FailOn): boolean {
+  if (failOn === 'never') return false;
+  return report.findings.some((f) => f.severity === 'error' || (failOn === 'warning' && f.severity === 'warning'));
+}
+
+const MARK = { error: 'ERROR  ', warning: 'WARN   ', info: 'INFO   ' } as const;
+
+/** The report for a person (text, markdown), a program (json) or a CI test view (junit: each step and finding a test case). */
+export function formatReport(report: Report, format: ReportFormat, failOn: FailOn = 'error'): string {
+  if (format === 'json') return JSON.stringify(report, null, 2);
+  if (format === 'junit') return junit(report, failOn);
+  const md = format === 'markdown';
+  const steps = report.coverage.steps;
+  const done = steps.filter((s) => s.done).length;
+  const lines: string[] = [];
+  lines.push(md ? `# Integration report: ${report.application}` : `Integration report for application ${report.application}`);
+  lines.push(`${report.requests} requests since ${report.since}; verdict ${fails(report, failOn) ? 'FAIL' : 'PASS'} (fail on ${failOn}); booking steps covered ${done} of ${steps.length}`);
+  lines.push('', md ? '## Findings' : 'Findings:');
+  if (report.findings.length === 0) lines.push(md ? 'None.' : '  none');
+  for (const f of report.findings) {
+    const where = `first ${f.first.method} ${f.first.path} at ${f.first.at} (${f.first.reqId}), last ${f.last.at}`;
+    if (md) lines.push(`- **${f.severity}** \`${f.id}\` (${f.count}x): ${f.message}. *Fix:* ${f.advice} _(${where})_`);
+    else lines.push(`  ${MARK[f.severity]}${f.id} (${f.count}x): ${f.message}`, `         fix: ${f.advice}`, `         ${where}`);
+  }
+  lines.push('', md ? '## Coverage' : 'Coverage of the booking flow:');
+  for (const s of steps) lines.push(md ? `- [${s.done ? 'x' : ' '}] ${s.name}${s.count ? ` (${s.count})` : ''}` : `  ${s.done ? '[x]' : '[ ]'} ${s.name}${s.count ? ` (${s.count})` : ''}`);
+  lines.push('', md ? '## Error paths met' : 'Error paths met:');
+  for (const e of report.coverage.error_paths) lines.push(md ? `- [${e.done ? 'x' : ' '}] ${e.name}${e.count ? ` (${e.count})` : ''}` : `  ${e.done ? '[x]' : '[ ]'} ${e.name}${e.count ? ` (${e.count})` : ''}`);
+  return lines.join('\n');
+}
+
+const xml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] as string);
+
+function junit(report: Report, failOn: FailOn): string {
+  const cases: string[] = [];
+  let failures = 0;
+  let skipped = 0;
+  for (const s of report.coverage.steps) {
+    if (!s.done) skipped++;
+    cases.push(`    <testcase classname="coverage" name="${xml(s.name)}">${s.done ? `<system-out>${s.count} times</system-out>` : '<skipped message="not done by this application"/>'}</testcase>`);
+  }
+  for (const f of report.findings) {
+    const failing = f.severity === 'error' || (failOn === 'warning' && f.severity === 'warning');
+    if (failing && failOn !== 'never') failures++;
+    const detail = xml(`${f.message} (${f.count}x; first ${f.first.method} ${f.first.path} at ${f.first.at})\nfix: ${f.advice}`);
+    cases.push(`    <testcase classname="findings.${f.severity}" name="${xml(f.id)}">${failing && failOn !== 'never' ? `<failure message="${xml(f.message)}">${detail}</failure>` : `<system-out>${detail}</system-out>`}</testcase>`);
+  }
+  const n = cases.length;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="mock-server report" tests="${n}" failures="${failures}" skipped="${skipped}">`,
+    `  <testsuite name="${xml(report.application)}" tests="${n}" failures="${failures}" skipped="${skipped}" timestamp="${xml(report.since)}">`,
+    ...cases,
+    '  </testsuite>',
+    '</testsuites>',
+  ].join('\n');
+}
