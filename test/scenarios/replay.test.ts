@@ -30,6 +30,16 @@ t.test('every shipped replay file passes, and twice gives the same transcript', 
   }
 });
 
+t.test('every shipped replay file plays as a careful client would: no error or warning in the integration report', async (t) => {
+  for (const f of readdirSync(replays).filter((f) => f.endsWith('.yaml'))) {
+    const url = await server(t);
+    t.ok((await replay(join(replays, f), url)).ok, f);
+    const report = (await (await fetch(`${url}/__admin/report`)).json()) as { verdict: string; findings: Array<{ id: string; severity: string }> };
+    t.equal(report.verdict, 'pass', f);
+    t.same(report.findings.filter((x) => x.severity !== 'info'), [], `${f}: ${report.findings.map((x) => x.id).join(', ')}`);
+  }
+});
+
 t.test('a replay that fails on purpose says where', async (t) => {
   const result = await replay(join(packageRoot, 'test/fixtures/replay-fails.yaml'), await server(t));
   t.equal(result.ok, false);
