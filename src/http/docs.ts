@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
+import { commonErrors, ERROR_SCHEMA, operationDocs, type OperationDoc } from './docs-operations.js';
 
 async function markDeprecated(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
   reply.header('Deprecation', 'true');
@@ -30,12 +31,26 @@ export function documentHeaders(prefix: string) {
       'accept-language': { type: 'string', description: 'Content language, default en-US' },
     },
   };
-  return ({ schema, url, route }: { schema: FastifySchema; url: string; route?: { config?: unknown } }) => {
+  // Built with the document (once, on the first request for it): the examples' day is a week ahead.
+  let table: Record<string, OperationDoc> | undefined;
+  return ({ schema, url, route }: { schema: FastifySchema; url: string; route?: { config?: unknown; method?: string | string[] } }) => {
     if (!schema || !('tags' in schema) || schema.headers) return { schema, url };
     // Every operation takes the bearer token (prices and scopes depend on it) except the two that
     // issue one: Swagger UI's Authorize then sends it everywhere it matters.
     const issuesTokens = (route?.config as { ignoreBearer?: boolean } | undefined)?.ignoreBearer === true;
-    return { schema: { ...schema, headers, ...optionalDefaults(schema.querystring), ...(issuesTokens ? {} : { security: [{ Partner: [] }] }) }, url };
+    table ??= operationDocs();
+    const method = [route?.method ?? 'GET'].flat()[0] ?? 'GET';
+    const op = findOperation(table, method === 'HEAD' ? 'GET' : method, url);
+    return {
+      schema: {
+        ...schema,
+        headers,
+        ...optionalDefaults(schema.querystring),
+        ...(issuesTokens ? {} : { security: [{ Partner: [] }] }),
+        ...(op ? documentOperation(schema, url, op, !issuesTokens) : {}),
+      },
+      url,
+    };
   };
 }
 
@@ -70,4 +85,58 @@ function optionalDefaults(querystring: unknown): { querystring?: unknown } {
   if (!q?.properties || !q.required) return {};
   const required = q.required.filter((name) => q.properties?.[name]?.default === undefined);
   return { querystring: { ...q, required } };
+}
+
+/**
+ * The table entry of a route: its url (as the route has it, base path included, :params) is tried
+ * whole, then without its leading segments, so the table need not know the configured base path.
+ */
+export function findOperation(table: Record<string, OperationDoc>, method: string, url: string): OperationDoc | undefined {
+  const segments = url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').split('/').filter(Boolean);
+  for (let i = 0; i < segments.length; i++) {
+    const op = table[`${method} /${segments.slice(i).join('/')}`];
+    if (op) return op;
+  }
+  return undefined;
+}
+
+type Props = Record<string, Record<string, unknown>>;
+
+/** A copy of an object schema whose named properties carry an example (Swagger UI's "Try it out" value). */
+function withExamples(objectSchema: unknown, examples: Record<string, unknown> | undefined, fallbackNames: string[] = []): unknown {
+  if (!examples) return objectSchema;
+  const base = (objectSchema ?? { type: 'object', properties: Object.fromEntries(fallbackNames.map((n) => [n, { type: 'string' }])), required: fallbackNames }) as { properties?: Props };
+  if (!base.properties) return objectSchema;
+  const properties: Props = { ...base.properties };
+  for (const [name, value] of Object.entries(examples)) {
+    const prop = properties[name];
+    if (prop) properties[name] = { ...prop, examples: [value] };
+  }
+  return { ...base, properties };
+}
+
+/**
+ * The document's view of one operation: its description, its error answers ({code, message}), a
+ * success description where the route has no schema for it, and the examples. The route's own
+ * validation and serialization never see any of this (the transform only feeds the document).
+ */
+function documentOperation(schema: FastifySchema, url: string, op: OperationDoc, usesBearer: boolean): Partial<FastifySchema> & Record<string, unknown> {
+  const s = schema as FastifySchema & { response?: Record<string, unknown>; params?: unknown; querystring?: unknown; body?: unknown };
+  const response: Record<string, unknown> = { ...(s.response ?? {}) };
+  const success = op.success ?? { status: 200, description: 'Success' };
+  const documented = Object.keys(response).filter((status) => /^2/.test(status));
+  // No body schema claimed where the route has none (a generated client would hold the answer to it); 204 has no body.
+  if (!documented.length) response[String(success.status)] = success.status === 204 ? { type: 'null', description: success.description } : { description: success.description };
+  for (const status of documented) {
+    const r = response[status] as { description?: string };
+    if (!r.description) response[status] = { ...r, description: success.description };
+  }
+  for (const [status, description] of Object.entries({ ...commonErrors(usesBearer), ...op.errors })) {
+    if (response[status] === undefined) response[status] = { ...ERROR_SCHEMA, description };
+  }
+  const out: Record<string, unknown> = { description: op.description, response };
+  if (op.params) out.params = withExamples(s.params, op.params, [...url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1] as string));
+  if (op.query && s.querystring) out.querystring = withExamples((optionalDefaults(s.querystring).querystring ?? s.querystring), op.query);
+  if (op.body !== undefined) out.body = s.body ? { ...(s.body as object), examples: [op.body] } : { type: 'object', description: 'optional: may be empty', examples: [op.body] };
+  return out;
 }
