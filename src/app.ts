@@ -22,6 +22,7 @@ import { voucherViewRoutes } from './booking/vouchers.routes.js';
 import scenarioRunner from './booking/scenario-runner.js';
 import orderItems from './booking/order-items.js';
 import adminRoutes from './admin/index.js';
+import adminDocs from './admin/docs.js';
 import storePlugin, { createStore, type Store } from './store/index.js';
 import authRoutes from './auth/index.js';
 import webhooksPlugin, { type WebhooksPluginOptions } from './webhooks/index.js';
@@ -127,12 +128,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // No branding bar: the page is the partner API's.
   await app.register(swaggerUi, { routePrefix: '/docs', theme: { css: [{ filename: 'mock-server.css', content: '.swagger-ui .topbar { display: none }' }] } });
+  // The control API's own document and Swagger UI at /__admin/docs: before the routes it documents.
+  await app.register(adminDocs);
   app.get('/', async () => ({
     name: 'mock-server',
     version: VERSION,
     api: config.basePath,
     docs: '/docs',
+    dashboard: '/__admin/ui',
     control: '/__admin',
+    control_docs: '/__admin/docs',
     health: '/__admin/health',
   }));
 

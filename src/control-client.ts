@@ -32,6 +32,8 @@ export interface ResetAnswer {
 
 export interface AdminOrderItem {
   uuid: string;
+  /** For people (vouchers, e-mails); paths take the uuid. */
+  code: string;
   status: OrderItemStatus;
   version: number;
   activity_uuid: string;
@@ -40,6 +42,10 @@ export interface AdminOrderItem {
   date: string;
   quantity: number;
   updated_at: string;
+  /** The statuses the lifecycle allows this item to move to now. */
+  moves: OrderItemStatus[];
+  /** The item's scenario run, if one was started on it. */
+  scenario: { name: string; started_at: string; steps_done: number; steps: number; next_step_at: string | null; stopped: string | null } | null;
 }
 
 export interface AdminOrder {
@@ -273,6 +279,8 @@ export interface JournalEntry {
   status: number;
   duration_ms: number;
   application: string | null;
+  /** The request's id in the logs and in the integration report's examples. */
+  req_id: string;
 }
 
 export interface RequestsFilter {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { clip, errors } from '../http/errors.js';
 import { addDuration, DurationError, parseDuration } from '../time/duration.js';
+import { errorResponses } from './docs.js';
 
 const ClockBodySchema = Type.Object(
   {
@@ -30,9 +31,17 @@ function target(at: number, field: string, asked: string): number {
 
 /** POST /__admin/clock: moves the server clock that token expiry, delays and retries follow; a restart keeps it. */
 export default async function clockRoutes(app: FastifyInstance) {
+  app.get('/clock', { schema: { summary: 'Read the server clock', description: 'Its time and its offset from real time in milliseconds.' } }, async () => ({ now: app.clock.now().toISOString(), offset_ms: app.clock.offset() }));
   app.post<{ Body: Static<typeof ClockBodySchema> }>(
     '/clock',
-    { schema: { body: ClockBodySchema } },
+    {
+      schema: {
+        summary: 'Move the server clock',
+        description: 'Exactly one of `advance` (ISO 8601 duration, may be negative) or `set` (date-time with a zone). Token expiry, delays, webhook retries and scenario steps follow it; a restart keeps it.',
+        body: ClockBodySchema,
+        response: errorResponses({ 400: 'Neither or both fields, a bad duration or date-time, or a time outside 1970..9999', 503: 'The state file did not take the write' }),
+      },
+    },
     async (request) => {
       const { advance, set } = request.body;
       if ((advance === undefined) === (set === undefined)) {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
+import { errorResponses } from './docs.js';
 
 // method, path and status are checked by app.faults.add(), with messages that say what would work.
 const FaultBody = Type.Object(
@@ -15,12 +16,21 @@ const FaultBody = Type.Object(
 
 /** POST, GET and DELETE /__admin/faults. */
 export default async function faultRoutes(app: FastifyInstance) {
-  app.post<{ Body: Static<typeof FaultBody> }>('/faults', { schema: { body: FaultBody } }, async (request, reply) => {
+  app.post<{ Body: Static<typeof FaultBody> }>(
+    '/faults',
+    {
+      schema: {
+        summary: 'Inject a fault',
+        description: 'The next `times` partner requests matching `method` and `path` answer `status` (after `delay_ms`). Answers 201 with the fault.',
+        body: FaultBody,
+        response: errorResponses({ 400: 'A bad method, path or status, or a body that breaks its schema' }),
+      },
+    }, async (request, reply) => {
     const b = request.body;
     return reply.code(201).send(app.faults.add({ method: b.method, path: b.path, status: b.status, times: b.times, delay_ms: b.delay_ms }));
   });
-  app.get('/faults', async () => ({ faults: app.faults.list() }));
-  app.delete('/faults', async (_request, reply) => {
+  app.get('/faults', { schema: { summary: 'List the faults still armed' } }, async () => ({ faults: app.faults.list() }));
+  app.delete('/faults', { schema: { summary: 'Drop every fault', description: 'Answers 204.' } }, async (_request, reply) => {
     app.faults.clear();
     return reply.code(204).send();
   });

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
+import { errorResponses } from './docs.js';
 
 export interface JournalEntry {
   /** Order of arrival, across applications. */
@@ -11,11 +12,18 @@ export interface JournalEntry {
   status: number;
   duration_ms: number;
   application: string | null;
+  /** The request's id in the logs and in the integration report's examples. */
+  req_id: string;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    journal: { list(application?: string, limit?: number): JournalEntry[]; clear(application?: string): void };
+    journal: {
+      list(application?: string, limit?: number): JournalEntry[];
+      clear(application?: string): void;
+      /** The id of the latest entry (0 before any): it changes with every partner request. */
+      latest(): number;
+    };
   }
 }
 
@@ -50,7 +58,7 @@ async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
       const application = request.service?.application ?? null;
       const key = application ?? '';
       const list = byApp.get(key) ?? [];
-      list.push({ id: ++seq, at: app.clock.now().getTime(), method: request.method, path: request.url, status: reply.statusCode, elapsed: reply.elapsedTime, application });
+      list.push({ id: ++seq, at: app.clock.now().getTime(), method: request.method, path: request.url, status: reply.statusCode, elapsed: reply.elapsedTime, application, req_id: String(request.id) });
       // Deleted and set again: a Map keeps insertion order, so its first key is the least recently active.
       byApp.delete(key);
       // Trimmed in chunks: dropping one entry per request would shift the whole array every time.
@@ -73,7 +81,9 @@ async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
     clear(application) {
       if (application === undefined) byApp.clear();
       else byApp.delete(application);
+      seq++; // so that latest() tells watchers (the dashboard) that the journal changed
     },
+    latest: () => seq,
   });
 }
 
@@ -83,10 +93,13 @@ const Query = Type.Object({ application: Type.Optional(Type.String()), limit: Ty
 
 /** GET and DELETE /__admin/requests. */
 export default async function journalRoutes(app: FastifyInstance) {
-  app.get<{ Querystring: Static<typeof Query> }>('/requests', { schema: { querystring: Query } }, async (request) => ({
+  app.get<{ Querystring: Static<typeof Query> }>('/requests', { schema: { summary: 'List partner API requests', description: 'Newest first: the last 1000 of each application, `limit` of them (default 100).', querystring: Query, response: errorResponses({ 400: 'A bad limit' }) } }, async (request) => ({
     requests: app.journal.list(request.query.application, request.query.limit),
   }));
-  app.delete<{ Querystring: { application?: string } }>('/requests', async (request, reply) => {
+  app.delete<{ Querystring: { application?: string } }>(
+    '/requests',
+    { schema: { summary: 'Clear the request journal', description: 'Of every application, or of `application`. Answers 204.' }, config: { docsOnly: { querystring: { type: 'object', properties: { application: { type: 'string', description: 'only this application' } } } } } },
+    async (request, reply) => {
     app.journal.clear(request.query.application);
     return reply.code(204).send();
   });

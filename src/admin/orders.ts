@@ -1,28 +1,51 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { moveItem, sendAll } from '../booking/lifecycle.js';
-import { isOrderItemStatus, ORDER_ITEM_STATUSES } from '../booking/order-item-status.js';
+import { isOrderItemStatus, ORDER_ITEM_STATUSES, TRANSITIONS } from '../booking/order-item-status.js';
 import type { Order } from '../booking/records.js';
+import type { StoredRun } from '../booking/scenario-runner.js';
+import { nextDueAt } from '../scenarios/index.js';
 import { clip, errors } from '../http/errors.js';
+import { errorResponses } from './docs.js';
 
-const summary = (application: string, o: Order) => ({
+/** An item's scenario run: where it is and when its next step is due (null when it has ended). */
+const runView = (run: StoredRun | undefined) =>
+  run ? { name: run.scenario.name, started_at: run.started_at, steps_done: run.applied, steps: run.scenario.steps.length, next_step_at: run.stopped ? null : nextDueAt(run), stopped: run.stopped } : null;
+
+const summary = (application: string, o: Order, runs: Readonly<Record<string, unknown>>) => ({
   application, uuid: o.uuid, id: o.id, identifier: o.identifier, paid: o.paid, version: o.version, created_at: o.created_at, updated_at: o.updated_at,
-  items: o.items.map((x) => ({ uuid: x.uuid, status: x.status, version: x.version, activity_uuid: x.activity_uuid, product_identifier: x.product_identifier, date: `${x.day}${x.time ? ` ${x.time}` : ''}`, quantity: x.quantity, updated_at: x.updated_at })),
+  items: o.items.map((x) => ({
+    uuid: x.uuid, code: x.code, status: x.status, version: x.version, activity_uuid: x.activity_uuid, product_identifier: x.product_identifier,
+    date: `${x.day}${x.time ? ` ${x.time}` : ''}`, quantity: x.quantity, updated_at: x.updated_at, moves: TRANSITIONS[x.status], scenario: runView(runs[x.uuid] as StoredRun | undefined),
+  })),
 });
 
 /** GET /__admin/orders and POST /__admin/order-items/{uuid}/status: see and move order items by hand. */
 export default async function orderAdminRoutes(app: FastifyInstance) {
   const apps = (only?: string) => (only === undefined ? app.store.applications() : [only]);
-  const ordersOf = (application: string) => Object.values(app.store.tenant(application).orders) as unknown as Order[];
-
-  app.get<{ Querystring: { application?: string } }>('/orders', async (request) => ({
-    orders: apps(request.query.application).flatMap((a) => ordersOf(a).map((o) => summary(a, o))),
-  }));
+  app.get<{ Querystring: { application?: string } }>(
+    '/orders',
+    { schema: { summary: 'List orders', description: 'Every order of every application (or of `application`), with its items, the statuses each may move to and its scenario run.' }, config: { docsOnly: { querystring: { type: 'object', properties: { application: { type: 'string', description: 'only this application' } } } } } },
+    async (request) => ({
+    orders: apps(request.query.application).flatMap((a) => {
+      const t = app.store.tenant(a);
+      return (Object.values(t.orders) as unknown as Order[]).map((o) => summary(a, o, t.scenario_runs));
+    }),
+  }),
+  );
 
   const Body = Type.Object({ status: Type.String({ description: ORDER_ITEM_STATUSES.join(', ') }) });
   app.post<{ Params: { uuid: string }; Querystring: { application?: string }; Body: Static<typeof Body> }>(
     '/order-items/:uuid/status',
-    { schema: { body: Body } },
+    {
+      schema: {
+        summary: 'Move an order item to a status',
+        description: 'As the lifecycle allows (GET /__admin/orders lists the moves); sends the webhook the move implies. `application` narrows the search for the uuid.',
+        body: Body,
+        response: errorResponses({ 400: 'Not a known status', 404: 'No such order item', 409: 'The lifecycle forbids the move', 503: 'The state file did not take the write' }),
+      },
+      config: { docsOnly: { querystring: { type: 'object', properties: { application: { type: 'string', description: 'only this application' } } } } },
+    },
     async (request) => {
       const { status } = request.body;
       if (!isOrderItemStatus(status)) throw errors.validation(`body "status" must be one of ${ORDER_ITEM_STATUSES.join(', ')}`);

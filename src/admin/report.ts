@@ -1,12 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { clip, errors } from '../http/errors.js';
+import { errorResponses } from './docs.js';
 
 const Query = Type.Object({ application: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false });
 
 /** GET /__admin/report: the integration report of one application (the only one seen, when none is named). */
 export default async function reportRoutes(app: FastifyInstance) {
-  app.get<{ Querystring: Static<typeof Query> }>('/report', { schema: { querystring: Query } }, async (request) => {
+  app.get<{ Querystring: Static<typeof Query> }>('/report',
+    {
+      schema: {
+        summary: 'The integration report of an application',
+        description: 'Findings on how a client uses the partner API and its coverage of the booking flow. `application` may be left out when only one application has made requests.',
+        querystring: Query,
+        response: errorResponses({ 400: '`application` is needed (none or several applications made requests)', 409: 'The server was started with --report off' }),
+      },
+    },
+    async (request) => {
     const report = app.integrationReport;
     if (!report) throw errors.reportOff();
     let { application } = request.query;

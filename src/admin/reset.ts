@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
+import { errorResponses } from './docs.js';
 
 const ResetBodySchema = Type.Union([
   Type.Object(
@@ -13,7 +14,14 @@ const ResetBodySchema = Type.Union([
 export default async function resetRoutes(app: FastifyInstance) {
   app.post<{ Body: Static<typeof ResetBodySchema> | undefined }>(
     '/reset',
-    { schema: { body: ResetBodySchema } },
+    {
+      schema: {
+        summary: 'Drop mutable state',
+        description: 'Orders, carts, tokens, deliveries, scenario runs and the request journal: of every application, or only of `application`. The catalog stays.',
+        body: ResetBodySchema,
+        response: errorResponses({ 400: 'The body breaks its schema', 503: 'The state file did not take the write' }),
+      },
+    },
     async (request) => {
       const application = request.body?.application;
       await app.store.reset(application);

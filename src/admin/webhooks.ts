@@ -4,6 +4,7 @@ import { clip, errors } from '../http/errors.js';
 import { checkReceiver, ReceiverUnreachable } from '../webhooks/check.js';
 import { ChaosSchema, chaosConfig } from '../webhooks/chaos.js';
 import { redactUrl, webhookUrlProblem } from '../webhooks/sender.js';
+import { errorResponses } from './docs.js';
 
 const DeliveriesQuery = Type.Object(
   {
@@ -43,13 +44,13 @@ const CheckBody = Type.Object(
 export default async function webhookAdminRoutes(app: FastifyInstance) {
   app.get<{ Querystring: Static<typeof DeliveriesQuery> }>(
     '/webhooks/deliveries',
-    { schema: { querystring: DeliveriesQuery } },
+    { schema: { summary: 'List webhook deliveries', description: 'With their attempts; of an order item or an application when asked.', querystring: DeliveriesQuery, response: errorResponses({ 400: 'The query breaks its schema' }) } },
     async (request) => ({ deliveries: app.webhooks.list(request.query) }),
   );
 
   app.post<{ Params: Static<typeof IdParams> }>(
     '/webhooks/deliveries/:id/redeliver',
-    { schema: { params: IdParams } },
+    { schema: { summary: 'Send a delivery again', description: 'The same delivery (same id) again, its retry schedule restarted; answers 202.', params: IdParams, response: errorResponses({ 404: 'No such delivery', 503: 'The state file did not take the write' }) } },
     async (request, reply) => {
       const delivery = await app.webhooks.redeliver(request.params.id);
       return reply.code(202).send({ delivery });
@@ -58,7 +59,14 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
 
   app.put<{ Body: Static<typeof ConfigBody> }>(
     '/webhooks/config',
-    { schema: { body: ConfigBody } },
+    {
+      schema: {
+        summary: 'Set the webhook receiver',
+        description: 'URL and signing secret, of one application or of all; `url: null` drops the setting.',
+        body: ConfigBody,
+        response: errorResponses({ 400: 'A bad URL, a secret without a URL, or a body that breaks its schema', 503: 'The state file did not take the write' }),
+      },
+    },
     async (request) => {
       const { url, secret, application } = request.body;
       const problem = url === null ? null : webhookUrlProblem(url);
@@ -72,19 +80,26 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
   );
 
   // Chaos on live deliveries: per application, or (no application) for all.
-  app.put<{ Body: Static<typeof ChaosBody> }>('/webhooks/chaos', { schema: { body: ChaosBody } }, async (request) => {
+  app.put<{ Body: Static<typeof ChaosBody> }>('/webhooks/chaos', { schema: { summary: 'Set webhook chaos', description: 'Failures, delays, duplicates and reordering of live deliveries, of one application or of all.', body: ChaosBody, response: errorResponses({ 400: 'The body breaks its schema' }) } }, async (request) => {
     const { application, ...input } = request.body;
     const config = chaosConfig(input);
     app.webhooks.chaos.set(application, config);
     return { application: application ?? null, ...config };
   });
-  app.get('/webhooks/chaos', async () => {
+  app.get('/webhooks/chaos', { schema: { summary: 'Read webhook chaos', description: 'The setting for all applications and those of each one.' } }, async () => {
     const { '': all = null, ...applications } = app.webhooks.chaos.list();
     return { all, applications };
   });
   app.delete<{ Querystring: { application?: string } }>(
     '/webhooks/chaos',
-    { schema: { querystring: Type.Object({ application: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false }) } },
+    {
+      schema: {
+        summary: 'Drop webhook chaos',
+        description: 'Of one application, or (no `application`) for all. Answers 204.',
+        querystring: Type.Object({ application: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false }),
+        response: errorResponses({ 400: 'The query breaks its schema' }),
+      },
+    },
     async (request, reply) => {
       app.webhooks.chaos.clear(request.query.application);
       return reply.code(204).send();
@@ -92,7 +107,14 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
   );
 
   // The receiver check of `mock-server webhooks check`, on a given URL or on the configured receiver.
-  app.post<{ Body: Static<typeof CheckBody> | undefined }>('/webhooks/check', { schema: { body: Type.Optional(CheckBody) } }, async (request) => {
+  app.post<{ Body: Static<typeof CheckBody> | undefined }>('/webhooks/check', {
+    schema: {
+      summary: 'Check a webhook receiver',
+      description: 'Sends a signed test event to `url` or to the configured receiver and says how it answered.',
+      body: Type.Optional(CheckBody),
+      response: errorResponses({ 400: 'No receiver to check, a bad URL, or a body that breaks its schema', 502: 'The receiver did not answer' }),
+    },
+  }, async (request) => {
     const body = request.body ?? {};
     const configured = body.application !== undefined ? app.webhooks.target(body.application) : app.webhooks.defaultTarget();
     const url = body.url ?? configured?.url;
@@ -108,7 +130,7 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
     }
   });
 
-  app.get('/webhooks/config', async () => {
+  app.get('/webhooks/config', { schema: { summary: 'Read the webhook receivers', description: 'The default and those of each application; URLs without credentials.' } }, async () => {
     const apps = app.store.applications().filter((a) => app.store.tenant(a).webhookConfig !== null);
     const show = (t: { url: string; secret: string | null } | null) => (t ? { url: redactUrl(t.url), signed: t.secret !== null } : null);
     return {

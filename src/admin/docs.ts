@@ -1,0 +1,127 @@
+import fp from 'fastify-plugin';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance, FastifySchema } from 'fastify';
+import { VERSION } from '../version.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The control API's OpenAPI document (the partner API's is `swagger`). */
+    adminSwagger: FastifyInstance['swagger'];
+  }
+  interface FastifyContextConfig {
+    /**
+     * Request schemas shown in the control API's document only, for a route that checks its input by
+     * hand: they are never compiled, so validation stays the handler's.
+     */
+    docsOnly?: { body?: unknown; querystring?: unknown };
+  }
+}
+
+/** Every error the server answers: {code, message}, code a string. */
+const ErrorBody = {
+  type: 'object',
+  required: ['code', 'message'],
+  properties: { code: { type: 'string' }, message: { type: 'string' } },
+} as const;
+
+/**
+ * The `response` schemas of the error statuses a control route answers, by status with what they
+ * mean. Errors only: a 2xx schema would make Fastify serialize with it and drop fields. The error
+ * bodies are {code, message} already, so serializing them with this schema changes nothing.
+ */
+export function errorResponses(statuses: Record<number, string>) {
+  return Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, { description, ...ErrorBody }]));
+}
+
+/** The document's groups, in this order in Swagger UI; a route's group is the first segment of its path. */
+const TAGS = [
+  { name: 'health', description: 'Is the server up (open even with --admin-token)' },
+  { name: 'clock', description: 'The server clock that token expiry, delays, retries and scenarios follow' },
+  { name: 'reset', description: 'Drop mutable state' },
+  { name: 'orders', description: 'See orders and move order items by hand' },
+  { name: 'scenarios', description: 'Scripted order-item lifecycles' },
+  { name: 'webhooks', description: 'Receivers, delivery log, redelivery and chaos' },
+  { name: 'faults', description: 'Injected errors and delays on the partner API' },
+  { name: 'requests', description: 'The journal of partner API requests' },
+  { name: 'report', description: 'The integration report' },
+  { name: 'events', description: 'What changed, as server-sent events (the dashboard at /__admin/ui listens)' },
+];
+const TAG_OF_SEGMENT: Record<string, string> = { 'order-items': 'orders' };
+
+/** GET /__admin/health is registered in admin/index.ts, which only registers: its words live here. */
+const HEALTH = {
+  summary: 'Server health',
+  description: 'Version, seed, uptime and store counters. Open even with --admin-token, for container health checks and load balancers.',
+};
+
+/** Where app.ts registers the control API. */
+const ADMIN = '/__admin';
+
+/**
+ * The control API's own OpenAPI document and Swagger UI at /__admin/docs (JSON at /__admin/docs/json),
+ * apart from the partner API's /docs. Registered in app.ts, at the top level and before the control
+ * routes, so that:
+ * - a second @fastify/swagger (decorator `adminSwagger`) sees every route and keeps those under
+ *   /__admin but the dashboard's files; the routes stay untagged (the partner document hides untagged
+ *   routes), their group is given here from the path;
+ * - its Swagger UI, in a context of its own where `swagger` is that document (Swagger UI serves
+ *   `fastify.swagger()`), is outside the /__admin context and so outside its --admin-token hook: a
+ *   browser cannot send a bearer header to open a page. The document says which operations need the
+ *   token (all but health) and Swagger UI's Authorize sends it on "Try it out".
+ */
+async function adminDocs(app: FastifyInstance) {
+  const token = Boolean(app.config.adminToken);
+  await app.register(swagger, {
+    decorator: 'adminSwagger',
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'mock-server control API',
+        version: VERSION,
+        description:
+          'Drive the mock server from tests: clock, reset, orders, scenarios, webhooks, faults, request journal and integration report. ' +
+          'Errors answer {code, message}. The partner API is documented at /docs.' +
+          (token ? ' Every operation but GET /__admin/health needs Authorization: Bearer <admin token> (the server was started with --admin-token).' : ''),
+      },
+      tags: TAGS,
+      ...(token
+        ? {
+            components: {
+              securitySchemes: {
+                AdminToken: {
+                  type: 'http' as const,
+                  scheme: 'bearer',
+                  description: "The server's --admin-token (or MOCK_SERVER_ADMIN_TOKEN) value.",
+                },
+              },
+            },
+          }
+        : {}),
+    },
+    transform: ({ schema, url, route }) => {
+      const own = (schema ?? {}) as FastifySchema & { response?: Record<string, unknown>; summary?: string };
+      // Only the control API: not the partner API, not the docs, not the dashboard's files (a page).
+      if (!url.startsWith(`${ADMIN}/`) || url === `${ADMIN}/ui` || url.startsWith(`${ADMIN}/ui/`)) return { schema: { ...own, hide: true }, url };
+      const segment = url.slice(ADMIN.length + 1).split('/')[0] as string;
+      const open = url === `${ADMIN}/health`;
+      const docsOnly = (route.config as { docsOnly?: { body?: unknown; querystring?: unknown } } | undefined)?.docsOnly ?? {};
+      const docs: Record<string, unknown> = { ...(open && !own.summary ? HEALTH : {}), ...docsOnly, ...own, tags: [TAG_OF_SEGMENT[segment] ?? segment] };
+      if (token && !open) {
+        docs.security = [{ AdminToken: [] }];
+        docs.response = { ...own.response, ...errorResponses({ 401: 'The admin token is missing or wrong' }) };
+      }
+      return { schema: docs as FastifySchema, url };
+    },
+  });
+  await app.register(async (ui) => {
+    ui.decorate('swagger', ui.adminSwagger);
+    // The same look as the partner docs: no branding bar.
+    await ui.register(swaggerUi, {
+      routePrefix: `${ADMIN}/docs`,
+      theme: { title: 'mock-server control API', css: [{ filename: 'mock-server.css', content: '.swagger-ui .topbar { display: none }' }] },
+    });
+  });
+}
+
+export default fp(adminDocs, { name: 'admin-docs', fastify: '5.x' });
