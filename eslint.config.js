@@ -6,6 +6,7 @@ export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', '.tap/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  { files: ['dashboard/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
   {
     languageOptions: { globals: { ...globals.node } },
     rules: {

@@ -48,6 +48,7 @@ export async function startServer(config: Config, print: (line: string) => void 
     `mock-server ${VERSION} listening`,
     `  API           ${url}`,
     `  Swagger UI    ${origin}/docs`,
+    `  dashboard     ${origin}/__admin/ui`,
     `  control API   ${origin}/__admin${config.adminToken ? ' (token required)' : isLoopbackHost(config.host) ? '' : ' (OPEN to anyone who can reach this address: set --admin-token)'}`,
     `  state file    ${config.db}`,
     `  seed          ${config.seed} (${catalog.activities.length} activities)`,

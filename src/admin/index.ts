@@ -4,6 +4,7 @@ import { errors } from '../http/errors.js';
 import { scenarioRunRoutes } from '../booking/scenario-runner.js';
 import journalRoutes from './journal.js';
 import reportRoutes from './report.js';
+import dashboardRoutes from './dashboard.js';
 import faultRoutes from './faults.js';
 import orderAdminRoutes from './orders.js';
 import { VERSION } from '../version.js';
@@ -15,15 +16,19 @@ import scenarioAdminRoutes from './scenarios.js';
 const digest = (s: string) => createHash('sha256').update(s).digest();
 /**
  * With --admin-token, an onRequest hook on every /__admin route but GET /__admin/health (left open for
- * container health checks and load balancers; it shows only version, seed, uptime and store counters) that wants
- * `Authorization: Bearer <token>`. Compared as SHA-256 digests with timingSafeEqual, so neither the
- * time taken nor the answer says how much of a wrong token was right; the answer never echoes it.
+ * container health checks and load balancers; it shows only version, seed, uptime and store counters)
+ * and the dashboard's static files (code, no state: the page asks for the token) that wants
+ * `Authorization: Bearer <token>`. GET /__admin/events also takes it as `?access_token=` (RFC 6750),
+ * since a browser's EventSource cannot send headers. Compared as SHA-256 digests with timingSafeEqual,
+ * so neither the time taken nor the answer says how much of a wrong token was right; the answer never echoes it.
  */
-function requireAdminToken(token: string, open: string) {
+function requireAdminToken(token: string, prefix: string) {
   const expected = digest(token);
   return async (request: FastifyRequest) => {
-    if (request.routeOptions.url === open) return;
-    const sent = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.authorization ?? '')?.[1];
+    const route = request.routeOptions.url ?? '';
+    if (route === `${prefix}/health` || route.startsWith(`${prefix}/ui`)) return;
+    const fromQuery = route === `${prefix}/events` ? (request.query as { access_token?: string }).access_token : undefined;
+    const sent = fromQuery ?? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.authorization ?? '')?.[1];
     if (!sent) throw errors.adminToken(false);
     if (!timingSafeEqual(digest(sent), expected)) throw errors.adminToken(true);
   };
@@ -31,7 +36,7 @@ function requireAdminToken(token: string, open: string) {
 
 /** The /__admin control plane: untagged, so it stays out of the partner docs. */
 export default async function adminRoutes(app: FastifyInstance) {
-  if (app.config.adminToken) app.addHook('onRequest', requireAdminToken(app.config.adminToken, `${app.prefix}/health`));
+  if (app.config.adminToken) app.addHook('onRequest', requireAdminToken(app.config.adminToken, app.prefix));
   app.get('/health', async () => ({
     status: 'ok',
     version: VERSION,
@@ -49,4 +54,5 @@ export default async function adminRoutes(app: FastifyInstance) {
   await app.register(reportRoutes);
   await app.register(faultRoutes);
   await app.register(orderAdminRoutes);
+  await app.register(dashboardRoutes);
 }

@@ -6,27 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ConfigError, ControlApiError, createControlClient, startMockServer, type ControlClient } from '../../src/index.js';
 import { tempDir } from '../tmp.js';
-
-const CONFIRM = '0f5821c5-2046-11e7-9cc9-06a7e332783f';
-const LEAD = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', musement_newsletter: 'NO', allow_profiling: 'NO', thirdparty_newsletter: 'NO', events_related_newsletter: 'NO' };
-
-/** Books one paid order for `application` through the partner API; its one item is PENDING. */
-async function book(apiUrl: string, application: string): Promise<{ uuid: string; items: Array<{ uuid: string }> }> {
-  const headers: Record<string, string> = { 'x-service-application': application, 'content-type': 'application/json' };
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${apiUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.json();
-  };
-  headers.authorization = `Bearer ${(await call('POST', '/login', { client_id: 'sandbox-client', client_secret: 'sandbox-secret', grant_type: 'client_credentials' })).access_token}`;
-  const [s] = await call('GET', `/activities/${CONFIRM}/dates/2026-01-20`);
-  const cart = await call('POST', '/carts');
-  await call('POST', `/carts/${cart.uuid}/items`, [{ product_identifier: s.groups[0].slots[0].products[0].product_id, quantity: 1, language: 'en' }]);
-  await call('PUT', `/carts/${cart.uuid}/customer`, LEAD);
-  const order = await call('POST', '/orders', { cart_uuid: cart.uuid });
-  await call('POST', '/payments/no/payment', { uuid: order.uuid });
-  return order;
-}
+import { bookOverHttp as book } from '../book-over-http.js';
 
 /** Rejects with a ControlApiError of that status and code. */
 async function rejectsWith(t: Test, p: Promise<unknown>, status: number, code: string | null, message?: RegExp) {

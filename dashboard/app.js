@@ -1,0 +1,335 @@
+// The mock-server dashboard: Preact with htm (one ES module served from node_modules, no build
+// step, no CDN). It reads and drives the control API (/__admin); /__admin/events says what changed.
+import { html, render, useEffect, useRef, useState } from './vendor/preact-htm.js';
+
+const base = new URL('../', location.href); // the control API: /__admin/
+const TOKEN_KEY = 'mock-server-admin-token';
+
+/** The control API: JSON in and out; a non-2xx throws an Error with the answer's {code, message}. */
+async function api(method, path, body) {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  const headers = { accept: 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(new URL(path, base), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  let data;
+  try {
+    data = text ? JSON.parse(text) : undefined;
+  } catch {
+    data = text;
+  }
+  if (!res.ok) {
+    const err = new Error(`${method} /__admin/${path}: ${res.status} ${data?.message ?? ''}`.trim());
+    err.status = res.status;
+    throw err;
+  }
+  return data;
+}
+
+const q = (params) => {
+  const s = new URLSearchParams(Object.entries(params).filter(([, v]) => v !== undefined && v !== '')).toString();
+  return s ? `?${s}` : '';
+};
+const time = (iso) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' Z') : '');
+/** 93784000 -> "1 d 2 h 3 min 4 s" */
+const span = (ms) => {
+  let s = Math.round(Math.abs(ms) / 1000);
+  const parts = [];
+  for (const [unit, size] of [['d', 86400], ['h', 3600], ['min', 60], ['s', 1]]) {
+    if (s >= size) parts.push(`${Math.floor(s / size)} ${unit}`);
+    s %= size;
+  }
+  return parts.join(' ') || '0 s';
+};
+const statusClass = (n) => (n >= 500 ? 's5' : n >= 400 ? 's4' : n >= 300 ? 's3' : 's2');
+
+const VIEWS = ['Requests', 'Orders', 'Webhooks', 'Clock', 'Faults', 'Report'];
+
+function App() {
+  const [view, setView] = useState(() => (VIEWS.includes(location.hash.slice(1)) ? location.hash.slice(1) : 'Requests'));
+  const [application, setApplication] = useState('');
+  const [live, setLive] = useState('connecting');
+  const [ticks, setTicks] = useState({ requests: 0, state: 0, faults: 0 });
+  const [error, setError] = useState(null);
+  const [needToken, setNeedToken] = useState(false);
+  const [data, setData] = useState({ requests: [], orders: [], deliveries: [], receivers: null, clock: null, faults: [], scenarios: [], report: null, health: null });
+
+  // Live: the server names what changed, the page fetches that part again.
+  useEffect(() => {
+    if (needToken) return undefined;
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    const source = new EventSource(new URL(`events${token ? `?access_token=${encodeURIComponent(token)}` : ''}`, base));
+    const bump = (e) => {
+      const { topics } = JSON.parse(e.data);
+      setTicks((t) => Object.fromEntries(Object.entries(t).map(([k, v]) => [k, topics.includes(k) ? v + 1 : v])));
+    };
+    source.addEventListener('hello', (e) => {
+      setLive('live');
+      bump(e);
+    });
+    source.addEventListener('change', bump);
+    source.onerror = () => setLive('reconnecting');
+    return () => source.close();
+  }, [needToken]);
+
+  const load = async (fn) => {
+    try {
+      await fn();
+      setError(null);
+    } catch (e) {
+      if (e.status === 401) setNeedToken(true);
+      else setError(e.message);
+    }
+  };
+  const merge = (part) => setData((d) => ({ ...d, ...part }));
+
+  useEffect(() => {
+    load(async () => merge({ requests: (await api('GET', `requests${q({ application, limit: 300 })}`)).requests }));
+  }, [ticks.requests, application]);
+  useEffect(() => {
+    load(async () => {
+      const [orders, deliveries, receivers, clock] = await Promise.all([
+        api('GET', `orders${q({ application })}`),
+        api('GET', `webhooks/deliveries${q({ application })}`),
+        api('GET', 'webhooks/config'),
+        api('GET', 'clock'),
+      ]);
+      merge({ orders: orders.orders, deliveries: deliveries.deliveries, receivers, clock: { ...clock, fetched: Date.now() } });
+    });
+  }, [ticks.state, application]);
+  useEffect(() => {
+    load(async () => merge({ faults: (await api('GET', 'faults')).faults }));
+  }, [ticks.faults]);
+  useEffect(() => {
+    load(async () => merge({ scenarios: (await api('GET', 'scenarios')).scenarios, health: await api('GET', 'health') }));
+  }, []);
+
+  // Reports of the applications on screen: the Requests view puts findings beside their requests.
+  const shownApps = application ? [application] : [...new Set(data.requests.map((r) => r.application).filter(Boolean))].slice(0, 10);
+  useEffect(() => {
+    load(async () => {
+      const reports = await Promise.all(shownApps.map((a) => api('GET', `report${q({ application: a })}`).catch((e) => (e.status === 404 ? null : Promise.reject(e)))));
+      merge({ reports: reports.filter(Boolean) });
+    });
+  }, [ticks.requests, ticks.state, shownApps.join(',')]);
+
+  const applications = [
+    ...new Set([
+      ...data.requests.map((r) => r.application),
+      ...data.orders.map((o) => o.application),
+      ...data.deliveries.map((d) => d.application),
+      ...Object.keys(data.receivers?.applications ?? {}),
+      application,
+    ].filter(Boolean)),
+  ].sort();
+
+  const act = (fn) => load(fn);
+  const go = (v) => {
+    setView(v);
+    history.replaceState(null, '', `#${v}`);
+  };
+
+  if (needToken) return html`<${TokenForm} onToken=${() => setNeedToken(false)} />`;
+  const props = { data, application, act };
+  return html`
+    <header>
+      <h1>mock-server</h1>
+      <span class="muted">${data.health ? `v${data.health.version}, seed ${data.health.seed}` : ''}</span>
+      <nav>${VIEWS.map((v) => html`<button class=${v === view ? 'tab on' : 'tab'} onClick=${() => go(v)}>${v}</button>`)}</nav>
+      <label>Application <select value=${application} onChange=${(e) => setApplication(e.target.value)} aria-label="Application">
+        <option value="">all</option>
+        ${applications.map((a) => html`<option value=${a}>${a}</option>`)}
+      </select></label>
+      <span class=${`live ${live}`} title="Updates arrive as they happen">${live}</span>
+      <a href="../docs" class="muted docs">control API docs</a>
+    </header>
+    ${error && html`<p class="error" role="alert">${error} <button onClick=${() => setError(null)}>dismiss</button></p>`}
+    <main>
+      ${view === 'Requests' && html`<${Requests} ...${props} />`}
+      ${view === 'Orders' && html`<${Orders} ...${props} />`}
+      ${view === 'Webhooks' && html`<${Webhooks} ...${props} />`}
+      ${view === 'Clock' && html`<${Clock} ...${props} />`}
+      ${view === 'Faults' && html`<${Faults} ...${props} />`}
+      ${view === 'Report' && html`<${Report} ...${props} />`}
+    </main>`;
+}
+
+function TokenForm({ onToken }) {
+  const input = useRef(null);
+  const submit = (e) => {
+    e.preventDefault();
+    sessionStorage.setItem(TOKEN_KEY, input.current.value.trim());
+    onToken();
+  };
+  return html`<form class="token" onSubmit=${submit}>
+    <h1>mock-server</h1>
+    <p>This server's control API wants its admin token (the <code>--admin-token</code> it was started with).</p>
+    <input ref=${input} type="password" aria-label="Admin token" placeholder="admin token" autofocus />
+    <button type="submit">Open the dashboard</button>
+  </form>`;
+}
+
+function Requests({ data }) {
+  const [status, setStatus] = useState('');
+  const findingsOf = new Map();
+  for (const r of data.reports ?? []) {
+    for (const f of r.findings) for (const ex of [f.first, f.last]) {
+      const list = findingsOf.get(ex.reqId) ?? [];
+      if (!list.includes(f)) list.push(f);
+      findingsOf.set(ex.reqId, list);
+    }
+  }
+  const rows = data.requests.filter((r) => !status || String(r.status).startsWith(status));
+  return html`<section>
+    <div class="bar">
+      <h2>Requests</h2>
+      <label>Status <select value=${status} onChange=${(e) => setStatus(e.target.value)} aria-label="Status">
+        <option value="">all</option><option value="2">2xx</option><option value="3">3xx</option><option value="4">4xx</option><option value="5">5xx</option>
+      </select></label>
+      <span class="muted">${rows.length} shown (newest first; findings of the integration report beside the request that showed them first or last)</span>
+    </div>
+    <table class="requests">
+      <thead><tr><th>time</th><th>application</th><th>method</th><th>path</th><th>status</th><th>ms</th><th>findings</th></tr></thead>
+      <tbody>${rows.map((r) => html`<tr>
+        <td class="nowrap">${time(r.at)}</td><td>${r.application ?? html`<span class="muted">none</span>`}</td><td>${r.method}</td>
+        <td class="path">${r.path}</td><td><span class=${`badge ${statusClass(r.status)}`}>${r.status}</span></td><td class="num">${r.duration_ms}</td>
+        <td>${(findingsOf.get(r.req_id) ?? []).map((f) => html`<span class=${`badge ${f.severity}`} title=${`${f.message}\nfix: ${f.advice}`}>${f.id}</span> `)}</td>
+      </tr>`)}</tbody>
+    </table>
+    ${rows.length === 0 && html`<p class="muted">No partner request yet. Send one to ${location.origin}/api/v3 with the application header.</p>`}
+  </section>`;
+}
+
+function Orders({ data, act }) {
+  const move = (item, to, application) => act(() => api('POST', `order-items/${encodeURIComponent(item.uuid)}/status${q({ application })}`, { status: to }));
+  const run = (name, item) => act(() => api('POST', `scenarios/${encodeURIComponent(name)}/run`, { order_item_uuid: item.uuid }));
+  return html`<section>
+    <div class="bar"><h2>Orders</h2><span class="muted">${data.orders.length} orders; each button is a move the lifecycle allows (it sends the webhook)</span></div>
+    ${data.orders.length === 0 && html`<p class="muted">No order yet.</p>`}
+    ${[...data.orders].reverse().map((o) => html`<article class="order">
+      <h3>${o.identifier} <span class="muted">${o.uuid} · ${o.application} · ${o.paid ? 'paid' : 'not paid'} · created ${time(o.created_at)}</span></h3>
+      <table>
+        <thead><tr><th>item</th><th>status</th><th>version</th><th>date</th><th>qty</th><th>move to</th><th>scenario</th></tr></thead>
+        <tbody>${o.items.map((x) => html`<tr data-item=${x.uuid}>
+          <td><div>${x.code}</div><div class="muted small">${x.uuid}</div></td>
+          <td><span class=${`badge st-${x.status}`}>${x.status}</span></td><td class="num">${x.version}</td><td class="nowrap">${x.date}</td><td class="num">${x.quantity}</td>
+          <td>${x.moves.length ? x.moves.map((to) => html`<button class="move" onClick=${() => move(x, to, o.application)}>${to}</button> `) : html`<span class="muted">final</span>`}</td>
+          <td>${x.scenario
+            ? html`${x.scenario.name}: ${x.scenario.steps_done}/${x.scenario.steps} steps${x.scenario.next_step_at ? `, next at ${time(x.scenario.next_step_at)}` : ''}${x.scenario.stopped ? ` (stopped: ${x.scenario.stopped})` : ''}`
+            : html`<select aria-label="Run a scenario" onChange=${(e) => e.target.value && run(e.target.value, x)}>
+                <option value="">run a scenario…</option>
+                ${data.scenarios.filter((s) => s.from === x.status).map((s) => html`<option value=${s.name} title=${s.description}>${s.name}</option>`)}
+              </select>`}</td>
+        </tr>`)}</tbody>
+      </table>
+    </article>`)}
+  </section>`;
+}
+
+function Webhooks({ data, act }) {
+  const r = data.receivers;
+  const redeliver = (d) => act(() => api('POST', `webhooks/deliveries/${encodeURIComponent(d.id)}/redeliver`));
+  return html`<section>
+    <div class="bar"><h2>Webhooks</h2></div>
+    <h3>Receivers</h3>
+    <ul class="receivers">
+      <li>default: ${r?.default ? html`<code>${r.default.url}</code> ${r.default.signed ? 'signed' : 'unsigned'}` : html`<span class="muted">none</span>`}</li>
+      ${Object.entries(r?.applications ?? {}).map(([a, t]) => html`<li>${a}: ${t ? html`<code>${t.url}</code> ${t.signed ? 'signed' : 'unsigned'}` : html`<span class="muted">none (the default does not apply)</span>`}</li>`)}
+    </ul>
+    <h3>Deliveries <span class="muted">(${data.deliveries.length}, newest first)</span></h3>
+    ${data.deliveries.length === 0 && html`<p class="muted">No delivery yet: move an order item, or pay an order, with a receiver configured.</p>`}
+    <table class="deliveries">
+      <thead><tr><th>delivery</th><th>item status</th><th>state</th><th>attempts</th><th></th></tr></thead>
+      <tbody>${[...data.deliveries].reverse().map((d) => html`<tr data-delivery=${d.id}>
+        <td><div>${d.id}</div><div class="muted small">${d.application} · item ${d.order_item_uuid} v${d.order_item_version}</div></td>
+        <td><span class=${`badge st-${d.payload.order_item_status}`}>${d.payload.order_item_status}</span></td>
+        <td><span class=${`badge ${d.state}`}>${d.state}</span>${d.next_attempt_at ? html`<div class="muted small">next ${time(d.next_attempt_at)}</div>` : ''}</td>
+        <td><ol class="attempts">${d.attempts.map((a, i) => html`<li class=${i < d.round_start ? 'old' : ''}>
+          ${time(a.at)} · ${a.status_code !== undefined ? html`<span class=${`badge ${statusClass(a.status_code)}`}>${a.status_code}</span>` : html`<span class="badge s5">${a.error}</span>`}
+          · ${Math.round(a.duration_ms)} ms${a.chaos ? html` · <span class="badge chaos">chaos: ${a.chaos}</span>` : ''}</li>`)}</ol></td>
+        <td><button onClick=${() => redeliver(d)}>Redeliver</button></td>
+      </tr>`)}</tbody>
+    </table>
+  </section>`;
+}
+
+function Clock({ data, act }) {
+  const [now, setNow] = useState(Date.now());
+  const [duration, setDuration] = useState('PT1H');
+  const [at, setAt] = useState('');
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, []);
+  const c = data.clock;
+  const server = c ? new Date(Date.parse(c.now) + (now - c.fetched)) : null;
+  const post = (body) => act(() => api('POST', 'clock', body));
+  return html`<section>
+    <div class="bar"><h2>Clock</h2></div>
+    <p class="clock" aria-label="Server time">${server ? time(server.toISOString().replace(/\.\d+Z$/, 'Z')) : '…'}</p>
+    <p class="muted">${c && Math.abs(c.offset_ms) >= 1000 ? `${span(c.offset_ms)} ${c.offset_ms > 0 ? 'ahead of' : 'behind'} real time` : 'real time'}. Token expiry, cutoffs, refund tiers, scenario steps and webhook retries follow it; due ones run when it moves.</p>
+    <form onSubmit=${(e) => (e.preventDefault(), post({ advance: duration }))}>
+      <label>Advance by <input value=${duration} onInput=${(e) => setDuration(e.target.value)} aria-label="Duration" placeholder="PT2H, P1D, -PT30M" /></label>
+      <button type="submit">Advance</button>
+      ${['PT1M', 'PT10M', 'PT1H', 'P1D'].map((d) => html` <button type="button" onClick=${() => post({ advance: d })}>+${d.replace(/^PT?/, '').toLowerCase()}</button>`)}
+    </form>
+    <form onSubmit=${(e) => (e.preventDefault(), post({ set: at }))}>
+      <label>Set to <input value=${at} onInput=${(e) => setAt(e.target.value)} aria-label="Date-time" placeholder="2026-03-01T09:00:00Z" /></label>
+      <button type="submit">Set</button>
+    </form>
+  </section>`;
+}
+
+function Faults({ data, act }) {
+  const [f, setF] = useState({ method: 'GET', path: '/activities', status: '503', times: '1', delay_ms: '0' });
+  const field = (k, label, attrs = {}) => html`<label>${label} <input value=${f[k]} onInput=${(e) => setF({ ...f, [k]: e.target.value })} aria-label=${label} ...${attrs} /></label> `;
+  const add = (e) => {
+    e.preventDefault();
+    act(() => api('POST', 'faults', { method: f.method, path: f.path, status: Number(f.status), times: Number(f.times), delay_ms: Number(f.delay_ms) }));
+  };
+  return html`<section>
+    <div class="bar"><h2>Faults</h2><span class="muted">the next matching partner requests answer the status (Prefer: code=… does the same per request)</span></div>
+    <form onSubmit=${add} class="fault">
+      ${field('method', 'Method', { size: 6 })}${field('path', 'Path')}${field('status', 'Status', { size: 4 })}${field('times', 'Times', { size: 4 })}${field('delay_ms', 'Delay ms', { size: 6 })}
+      <button type="submit">Add fault</button>
+    </form>
+    <table>
+      <thead><tr><th>id</th><th>method</th><th>path</th><th>status</th><th>times left</th><th>delay ms</th></tr></thead>
+      <tbody>${data.faults.map((x) => html`<tr><td>${x.id}</td><td>${x.method}</td><td class="path">${x.path}</td><td>${x.status}</td><td class="num">${x.times}</td><td class="num">${x.delay_ms}</td></tr>`)}</tbody>
+    </table>
+    ${data.faults.length === 0 ? html`<p class="muted">No fault armed.</p>` : html`<button onClick=${() => act(() => api('DELETE', 'faults'))}>Clear all faults</button>`}
+  </section>`;
+}
+
+function Report({ data, application }) {
+  const reports = data.reports ?? [];
+  if (!application && reports.length !== 1) {
+    return html`<section><div class="bar"><h2>Report</h2></div><p class="muted">Choose an application above: ${reports.length ? `${reports.length} have made requests` : 'none has made a request yet'}.</p></section>`;
+  }
+  const r = reports[0];
+  if (!r) return html`<section><div class="bar"><h2>Report</h2></div><p class="muted">No report (the server runs with --report off, or nothing was asked yet).</p></section>`;
+  const done = r.coverage.steps.filter((s) => s.done).length;
+  return html`<section>
+    <div class="bar"><h2>Report: ${r.application}</h2>
+      <span class=${`badge verdict-${r.verdict}`}>${r.verdict.toUpperCase()}</span>
+      <span class="muted">${r.requests} requests since ${time(r.since)}; ${done} of ${r.coverage.steps.length} booking steps done</span></div>
+    <h3>Findings</h3>
+    ${r.findings.length === 0 && html`<p class="muted">None.</p>`}
+    <table class="findings">
+      <thead><tr><th>severity</th><th>finding</th><th>count</th><th>first / last</th></tr></thead>
+      <tbody>${r.findings.map((f) => html`<tr>
+        <td><span class=${`badge ${f.severity}`}>${f.severity}</span></td>
+        <td><div><code>${f.id}</code> ${f.message}</div><div class="muted">fix: ${f.advice}</div></td>
+        <td class="num">${f.count}</td>
+        <td class="small">${f.first.method} ${f.first.path}<br />${time(f.first.at)} (${f.first.reqId})<br />last ${time(f.last.at)}</td>
+      </tr>`)}</tbody>
+    </table>
+    <div class="columns">
+      <div><h3>Booking steps</h3><ul class="checks">${r.coverage.steps.map((s) => html`<li class=${s.done ? 'done' : ''}>${s.done ? '✔' : '○'} ${s.name}${s.count ? ` (${s.count})` : ''}</li>`)}</ul></div>
+      <div><h3>Error paths met</h3><ul class="checks">${r.coverage.error_paths.map((s) => html`<li class=${s.done ? 'done' : ''}>${s.done ? '✔' : '○'} ${s.name}${s.count ? ` (${s.count})` : ''}</li>`)}</ul></div>
+    </div>
+  </section>`;
+}
+
+render(html`<${App} />`, document.getElementById('app'));

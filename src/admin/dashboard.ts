@@ -1,0 +1,82 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import sseModule, { type SSEPluginOptions } from '@fastify/sse';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
+import { packageRoot } from '../paths.js';
+
+// The package's module.exports is the plugin wrapped by fastify-plugin (so reply.sse reaches our routes);
+// its types describe the default export as the namespace under NodeNext.
+const sse = sseModule as unknown as FastifyPluginAsync<SSEPluginOptions>;
+
+/** What the dashboard shows changes when one of these does; compared a few times a second while someone watches. */
+function fingerprint(app: FastifyInstance) {
+  return {
+    requests: app.journal.latest(),
+    // Orders, items, deliveries and their attempts, webhook receivers, the clock's offset: all are store writes.
+    state: app.store.stats.writes,
+    faults: JSON.stringify(app.faults.list()),
+  };
+}
+type Topic = keyof ReturnType<typeof fingerprint>;
+
+/** How often the change watcher looks, while at least one dashboard is open. */
+const WATCH_MS = 250;
+
+/**
+ * GET /__admin/ui: the dashboard (static files from dashboard/ and Preact with htm from
+ * node_modules, served by @fastify/static), and GET /__admin/events: server-sent events naming what
+ * changed (requests, state, faults), so that the page fetches it again from the control API.
+ *
+ * The partner API pays nothing for it: no hook on the request path. A watcher compares counters a
+ * few times a second, and only while a dashboard is connected.
+ */
+export default async function dashboardRoutes(app: FastifyInstance) {
+  const preact = fileURLToPath(import.meta.resolve('htm/preact/standalone'));
+  await app.register(fastifyStatic, { root: join(packageRoot, 'dashboard'), prefix: '/ui/', index: 'index.html', redirect: true });
+  app.get('/ui', (_request, reply) => reply.redirect(`${app.prefix}/ui/`));
+  app.get('/ui/vendor/preact-htm.js', (_request, reply) => reply.type('text/javascript; charset=utf-8').sendFile('standalone.mjs', dirname(preact)));
+
+  await app.register(sse, { heartbeatInterval: 15_000 });
+  const watchers = new Set<FastifyReply>();
+  let last = fingerprint(app);
+  let timer: NodeJS.Timeout | null = null;
+  const look = () => {
+    const now = fingerprint(app);
+    const changed = (Object.keys(now) as Topic[]).filter((k) => now[k] !== last[k]);
+    last = now;
+    if (changed.length === 0) return;
+    for (const reply of watchers) if (reply.sse.isConnected) void reply.sse.send({ event: 'change', data: { topics: changed } }).catch(() => watchers.delete(reply));
+  };
+  app.addHook('onClose', async () => {
+    if (timer) clearInterval(timer);
+    for (const reply of watchers) reply.sse.close();
+    watchers.clear();
+  });
+
+  const EventsQuery = { type: 'object', properties: { access_token: { type: 'string', description: 'the admin token, for a browser EventSource (it cannot send headers)' } } } as const;
+  app.get('/events', {
+    sse: 'only',
+    config: { docsOnly: { querystring: EventsQuery } },
+    schema: {
+      summary: 'Server-sent events: what changed (requests, state, faults)',
+      description: 'A `hello` event, then a `change` event with `{topics}` whenever the request journal, the stored state (orders, items, deliveries, receivers, the clock) or the faults change, at most four times a second. The dashboard listens to it and fetches what changed.',
+    },
+  }, async (_request, reply) => {
+    reply.sse.keepAlive();
+    watchers.add(reply);
+    if (!timer) {
+      last = fingerprint(app);
+      timer = setInterval(look, WATCH_MS);
+      timer.unref();
+    }
+    reply.sse.onClose(() => {
+      watchers.delete(reply);
+      if (watchers.size === 0 && timer) {
+        clearInterval(timer);
+        timer = null;
+      }
+    });
+    await reply.sse.send({ event: 'hello', data: { topics: ['requests', 'state', 'faults'] satisfies Topic[] } });
+  });
+}
