@@ -89,10 +89,28 @@ async function observationCost(duration) {
   return out;
 }
 
+/**
+ * A dashboard left open on the mock (/__admin/events), as a tester would keep one beside their
+ * client: the catalog figures are taken with it streaming. Counts the change events it got.
+ */
+function openDashboard(base) {
+  const controller = new AbortController();
+  let events = 0;
+  const done = fetch(`${base}/__admin/events`, { headers: { accept: 'text/event-stream' }, signal: controller.signal })
+    .then(async (res) => {
+      for await (const chunk of res.body) events += (Buffer.from(chunk).toString().match(/^event: change$/gm) ?? []).length;
+    })
+    .catch((e) => {
+      if (e.name !== 'AbortError') throw e;
+    });
+  return { close: async () => (controller.abort(), await done, events) };
+}
+
 export async function run({ duration = 10 } = {}) {
   const results = {};
   const mock = await startMock(200);
   results.startup_default = { startup_ms: mock.startupMs, rss_mb_at_start: rssMb(mock.child.pid) };
+  const dashboard = openDashboard(mock.base);
   try {
     const list = JSON.parse(await body(`${mock.base}/api/v3/activities?limit=100`));
     const uuidPaths = list.data.map((a) => `/api/v3/activities/${a.uuid}`);
@@ -105,6 +123,7 @@ export async function run({ duration = 10 } = {}) {
     ], duration));
     results.startup_default.rss_mb_after_load = rssMb(mock.child.pid);
   } finally {
+    results.dashboard_open = { change_events_streamed: await dashboard.close() };
     await stop(mock.child);
   }
   Object.assign(results, await observationCost(duration));

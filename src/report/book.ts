@@ -8,6 +8,19 @@ export interface Example {
   at: string;
 }
 
+/**
+ * An example as noted on every request: the URL as sent and the time in ms. The path and the ISO
+ * time are made only when a report is asked for (a split and a date format on each request showed).
+ */
+export interface RawExample {
+  method: string;
+  url: string;
+  reqId: string;
+  at: number;
+}
+
+const shown = (e: RawExample): Example => ({ method: e.method, path: e.url.split('?')[0] ?? e.url, reqId: e.reqId, at: new Date(e.at).toISOString() });
+
 export interface Finding {
   id: FindingId;
   severity: Severity;
@@ -50,7 +63,7 @@ interface Poll {
 /** Everything the report keeps about one application: aggregates and a little bounded memory. */
 export class AppBook {
   requests = 0;
-  readonly findings = new Map<string, { id: FindingId; detail: string | null; count: number; first: Example; last: Example }>();
+  readonly findings = new Map<string, { id: FindingId; detail: string | null; count: number; first: RawExample; last: RawExample }>();
   readonly steps = new Map<Step, number>();
   readonly errorPaths = new Map<ErrorPath, number>();
   readonly refundPoliciesRead = new BoundedSet(10_000);
@@ -61,7 +74,7 @@ export class AppBook {
 
   constructor(readonly since: string) {}
 
-  note(id: FindingId, example: Example, detail: string | null = null): void {
+  note(id: FindingId, example: RawExample, detail: string | null = null): void {
     const key = detail === null ? id : `${id}\u0000${detail}`;
     const f = this.findings.get(key);
     if (f) {
@@ -101,7 +114,7 @@ export class AppBook {
   report(application: string): Report {
     const findings = [...this.findings.values()].map(({ id, detail, count, first, last }) => {
       const kind = FINDINGS[id];
-      return { id, severity: kind.severity, message: detail === null ? kind.message : `${kind.message}: ${detail}`, advice: kind.advice, count, first, last };
+      return { id, severity: kind.severity, message: detail === null ? kind.message : `${kind.message}: ${detail}`, advice: kind.advice, count, first: shown(first), last: shown(last) };
     });
     const order = { error: 0, warning: 1, info: 2 };
     findings.sort((a, b) => order[a.severity] - order[b.severity] || b.count - a.count);
@@ -122,14 +135,18 @@ export class AppBook {
 /** The books of the most recently active applications: memory stays bounded however many names arrive. */
 export class ReportBooks {
   readonly #books = new Map<string, AppBook>();
+  /** The most recently active application's book: most requests in a row come from one application. */
+  #last: { application: string; book: AppBook } | null = null;
   constructor(private readonly max = 200) {}
 
-  /** The book of an application, created when missing; `since` is its creation (server clock). */
-  of(application: string, since: Date): AppBook {
+  /** The book of an application, created when missing; `since` gives its creation time (server clock). */
+  of(application: string, since: () => Date): AppBook {
+    if (this.#last?.application === application) return this.#last.book;
     let book = this.#books.get(application);
     if (book) this.#books.delete(application);
-    else book = new AppBook(since.toISOString());
+    else book = new AppBook(since().toISOString());
     this.#books.set(application, book);
+    this.#last = { application, book };
     if (this.#books.size > this.max) this.#books.delete(this.#books.keys().next().value as string);
     return book;
   }
@@ -143,6 +160,7 @@ export class ReportBooks {
   }
 
   clear(application: string | null): void {
+    this.#last = null;
     if (application === null) this.#books.clear();
     else this.#books.delete(application);
   }

@@ -4,7 +4,7 @@ import { headerNames } from '../http/service-headers.js';
 import { TOKEN_LIFETIME_S } from '../auth/tokens.js';
 import { isPartnerUrl } from '../admin/journal.js';
 import type { Order } from '../booking/records.js';
-import { AppBook, ReportBooks, type Example, type Report } from './book.js';
+import { AppBook, ReportBooks, type RawExample, type Report } from './book.js';
 import type { FindingId, Step } from './findings.js';
 
 export { FINDINGS, STEPS, ERROR_PATHS, type FindingId, type Severity } from './findings.js';
@@ -101,21 +101,22 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
     const status = reply.statusCode;
     if (request.url.startsWith('/voucher/view/') && status === 200) {
       const found = app.orderItems.find((request.params as Params).itemUuid ?? '');
-      if (found) books.of(found.application, now()).step('voucher PDF');
+      if (found) books.of(found.application, now).step('voucher PDF');
       return;
     }
     if (!isPartnerUrl(request.url, opts.basePath)) return;
     const application = request.service?.application;
     if (!application) return;
     // Every request passes here: what does not depend on it is computed once per route, the
-    // example of a finding only when there is one.
-    const at = now();
+    // example of a finding only when there is one, the time only when something needs it.
+    let atDate: Date | undefined;
+    const at = () => (atDate ??= now());
+    let example: RawExample | undefined;
     const book = books.of(application, at);
     book.requests++;
     const { op, shown, query, body } = routeInfo(request);
-    let example: Example | undefined;
     const note = (id: FindingId, detail?: string) => {
-      example ??= { method: request.method, path: request.url.split('?')[0] ?? request.url, reqId: String(request.id), at: at.toISOString() };
+      example ??= { method: request.method, url: request.url, reqId: request.id as string, at: at().getTime() };
       book.note(id, example, detail ?? null);
     };
     const params = (request.params ?? {}) as Params;
@@ -152,7 +153,7 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
     if (step) book.step(step);
     switch (op) {
       case 'POST /login':
-        login(book, at.getTime(), note);
+        login(book, at().getTime(), note);
         break;
       case 'GET /carts/:cartUuid/customer/schema':
         book.customerSchemaRead.add(params.cartUuid ?? '');
@@ -166,7 +167,7 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
       case 'GET /orders/:orderUuid': {
         const order = app.store.tenant(application).orders[params.orderUuid ?? ''] as unknown as Order | undefined;
         if (order?.items.some((x) => x.status === 'OK')) book.step('order read with voucher links');
-        if (book.poll(params.orderUuid ?? '', at.getTime())) note('order-polling');
+        if (book.poll(params.orderUuid ?? '', at().getTime())) note('order-polling');
         break;
       }
     }
@@ -184,8 +185,8 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
   });
 
   app.webhooks.observe((d, attempt, next) => {
-    const book = books.of(d.application, now());
-    const example: Example = { method: 'POST', path: `webhook ${d.id} (order item ${d.order_item_uuid}, ${d.payload.order_item_status})`, reqId: d.id, at: attempt.at };
+    const book = books.of(d.application, now);
+    const example: RawExample = { method: 'POST', url: `webhook ${d.id} (order item ${d.order_item_uuid}, ${d.payload.order_item_status})`, reqId: d.id, at: Date.parse(attempt.at) };
     if (attempt.status_code === 200) book.step('webhook answered 200');
     if (attempt.status_code === 200 && attempt.duration_ms > 5000) book.note('webhook-slow', example, `${Math.round(attempt.duration_ms)} ms`);
     if (next.state === 'failed' && !attempt.chaos) {
