@@ -16,7 +16,7 @@ import { tempDir } from '../tmp.js';
 const exec = promisify(execFile);
 const NAME = 'partner-booking-mock-server';
 /** What the package is built and packed from. */
-const SOURCES = ['package.json', 'README.md', 'src', 'bin', 'scripts', 'fixtures', 'scenarios', 'tsconfig.json', 'tsconfig.build.json'];
+const SOURCES = ['package.json', 'README.md', 'src', 'bin', 'scripts', 'fixtures', 'scenarios', 'dashboard', 'tsconfig.json', 'tsconfig.build.json'];
 
 /** The environment without the npm_* variables of an enclosing `npm test`, which would steer the inner npm commands. */
 function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -34,6 +34,8 @@ import { startMockServer, ControlApiError } from '${NAME}';
 const server = await startMockServer({ catalogSize: 5 });
 const res = await fetch(server.apiUrl + '/currencies', { headers: { 'X-Service-Application': 'packed-test' } });
 const currencies = await res.json();
+// The dashboard, with Preact and htm resolved from the user's node_modules.
+const ui = [await fetch(server.url + '/__admin/ui/'), await fetch(server.url + '/__admin/ui/vendor/preact-htm.js')].map((r) => r.status);
 const before = Date.parse((await server.control.clock.advance('PT0S')).now);
 const { now } = await server.control.clock.advance('PT1H');
 const health = await server.control.health();
@@ -46,7 +48,7 @@ try {
 await server.close();
 console.log(JSON.stringify({
   url: server.url, apiUrl: server.apiUrl, controlUrl: server.controlUrl,
-  status: res.status, currencies: currencies.length,
+  status: res.status, currencies: currencies.length, ui,
   hours: Math.round((Date.parse(now) - before) / 36e5), health, error,
 }));
 `;
@@ -102,7 +104,7 @@ t.test('packed, installed and imported by name: starts, answers, is controlled, 
   t.ok(tgz, 'a tarball');
   lap('packed');
   const listing = (await exec('tar', ['-tzf', join(out, tgz!)])).stdout.split('\n');
-  for (const file of ['package/dist/index.js', 'package/dist/types/index.d.ts', 'package/dist/types/control-client.d.ts', 'package/dist/bin/mock-server.js', 'package/fixtures/catalog/activities.json', 'package/scenarios/instant-confirmation.yaml', 'package/package.json']) {
+  for (const file of ['package/dist/index.js', 'package/dist/types/index.d.ts', 'package/dist/types/control-client.d.ts', 'package/dist/bin/mock-server.js', 'package/fixtures/catalog/activities.json', 'package/scenarios/instant-confirmation.yaml', 'package/dashboard/app.js', 'package/package.json']) {
     t.ok(listing.includes(file), `the tarball holds ${file}`);
   }
   t.notOk(listing.some((f) => f.startsWith('package/src/') || f.endsWith('.tsbuildinfo')), 'no sources, no build info');
@@ -127,6 +129,7 @@ t.test('packed, installed and imported by name: starts, answers, is controlled, 
   t.match(result, {
     url: /^http:\/\/127\.0\.0\.1:\d+$/,
     status: 200,
+    ui: [200, 200],
     hours: 1,
     health: { status: 'ok', version: /^\d+\.\d+\.\d+/, seed: 1 },
     error: { isControlApiError: true, status: 404, code: '1400' },
