@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { isIPv4, isIPv6 } from 'node:net';
 import { parseArgs } from 'node:util';
 import { commandFlags, ConfigError, type CheckFlags, type Command, type ReportFlags } from './cli-flags.js';
+import { builtinScenariosDir } from './paths.js';
 import { webhookUrlProblem } from './webhooks/sender.js';
 
 /**
@@ -240,6 +242,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
   const options: Record<string, { type: 'string' | 'boolean' }> = {
     config: { type: 'string' }, help: { type: 'boolean' }, version: { type: 'boolean' }, url: { type: 'string' },
     secret: { type: 'string' }, basic: { type: 'string' }, format: { type: 'string' }, application: { type: 'string' }, 'fail-on': { type: 'string' },
+    builtin: { type: 'boolean' },
   };
   for (const o of OPTIONS) options[o.flag] = { type: 'string' };
   let parsed: ReturnType<typeof parseArgs>;
@@ -285,8 +288,22 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
   }
   const url = typeof values.url === 'string' ? values.url : null;
   if (url !== null && command !== 'replay' && command !== 'webhooks-check' && command !== 'report') throw new ConfigError('--url goes with the replay, webhooks check and report commands');
-  if (command === 'replay' && rest.length === 0) throw new ConfigError('replay needs at least one file');
-  return { command, args: command === 'replay' ? rest : [], url, ...commandFlags(command, url, values), config: Object.freeze(check(config)) };
+  if (values.builtin && command !== 'replay') throw new ConfigError('--builtin goes with the replay command');
+  const files = command !== 'replay' ? [] : values.builtin ? builtinReplays(rest) : rest;
+  if (command === 'replay' && files.length === 0) throw new ConfigError('replay needs at least one file (or --builtin for the shipped ones)');
+  return { command, args: files, url, ...commandFlags(command, url, values), config: Object.freeze(check(config)) };
+}
+
+/** The shipped replay files (scenarios/replays in the package): all of them, or those named (without .yaml). */
+export function builtinReplays(names: string[]): string[] {
+  const dir = join(builtinScenariosDir, 'replays');
+  const shipped = readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => f.slice(0, -'.yaml'.length)).sort();
+  if (names.length === 0) return shipped.map((n) => join(dir, `${n}.yaml`));
+  return names.map((name) => {
+    const n = name.replace(/\.yaml$/, '');
+    if (!shipped.includes(n)) throw new ConfigError(`replay --builtin: no shipped replay "${name.slice(0, 100)}" (one of ${shipped.join(', ')})`);
+    return join(dir, `${n}.yaml`);
+  });
 }
 
 /** The --help text, generated from OPTIONS so it cannot drift from the parser. */
@@ -299,6 +316,7 @@ export function usage(): string {
   return [
     'Usage: mock-server [options]                     start the mock Partner API',
     '       mock-server replay FILE... [--url URL]    play replay files (against URL, else an own server)',
+    '       mock-server replay --builtin [NAME...]    play the shipped replay files (all, or those named), from any directory',
     '       mock-server webhooks check --url URL [--secret S] [--basic user:pass] [--format text|json|junit]',
     '                                                 check a webhook receiver (signatures, redelivery, order)',
     '       mock-server report [--url URL] [--application A] [--format text|json|junit|markdown] [--fail-on error|warning|never]',

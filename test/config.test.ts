@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, defaults, editDistance, isLoopbackHost, loadConfig, nearest, usage } from '../src/config.js';
 import { logFormat } from '../src/logging.js';
+import { packageRoot } from '../src/paths.js';
 import { tempDir } from './tmp.js';
 
 const dir = tempDir(t, 'config-');
@@ -79,6 +80,13 @@ t.test('commands', async (t) => {
   t.match(text, /--admin-token T .*\n.*env MOCK_SERVER_ADMIN_TOKEN; default none/);
 });
 
+t.test('replay --builtin: the shipped replay files, all or by name, wherever the command runs', async (t) => {
+  const all = loadConfig(['replay', '--builtin'], {}).args;
+  t.ok(all.length >= 6);
+  t.ok(all.every((f) => f.startsWith(join(packageRoot, 'scenarios', 'replays')) && f.endsWith('.yaml')), 'absolute paths into the package');
+  t.same(loadConfig(['replay', '--builtin', 'pickup', 'participants.yaml'], {}).args, ['pickup', 'participants'].map((n) => join(packageRoot, 'scenarios', 'replays', `${n}.yaml`)));
+});
+
 t.test('every mistake is one clear ConfigError', async (t) => {
   const bad: [string[], NodeJS.ProcessEnv, RegExp][] = [
     [['--bogus'], {}, /^unknown option --bogus \(try --help\)$/],
@@ -87,6 +95,8 @@ t.test('every mistake is one clear ConfigError', async (t) => {
     [['serve'], {}, /unknown command "serve"/],
     [['--url', 'http://127.0.0.1:1'], {}, /--url goes with the replay, webhooks check and report commands/],
     [['replay'], {}, /replay needs at least one file/],
+    [['replay', '--builtin', 'no-such'], {}, /^replay --builtin: no shipped replay "no-such" \(one of .*instant-confirmation/],
+    [['--builtin'], {}, /^--builtin goes with the replay command$/],
     [['--port'], {}, /--port/],
     [['--port', '70000'], {}, /--port: 70000 is out of range 0..65535/],
     [['--port', 'abc'], {}, /--port: "abc" is not an integer/],

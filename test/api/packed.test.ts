@@ -144,6 +144,14 @@ t.test('packed, installed and imported by name: starts, answers, is controlled, 
   const version = await exec(join(app, 'node_modules/.bin/mock-server'), ['--version'], { cwd: app });
   t.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
 
+  // From an empty directory, as a new user would: npx -p <tarball> mock-server, with the shipped
+  // replay files reachable through --builtin.
+  const empty = join(dir, 'empty');
+  mkdirSync(empty);
+  const npx = await exec('npx', ['--yes', '--prefer-offline', '-p', join(out, tgz!), 'mock-server', 'replay', '--builtin', 'instant-confirmation'], { cwd: empty, env: cleanEnv(), timeout: 120_000 });
+  t.match(npx.stdout, /\nPASS\n?$/, 'npx -p <tarball> mock-server replay --builtin plays a shipped file');
+  lap('npx from an empty directory');
+
   // The types resolve with the repository's tsc, in a project with no @types/node and lib checks on.
   writeFileSync(join(app, 'check.ts'), TYPES);
   const tsc = join(packageRoot, 'node_modules/typescript/bin/tsc');
