@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { clip, errors } from '../http/errors.js';
+import { clip, errorResponses, errors } from '../http/errors.js';
 import { addDuration, DurationError, parseDuration } from '../time/duration.js';
-import { errorResponses } from './docs.js';
 
 const ClockBodySchema = Type.Object(
   {

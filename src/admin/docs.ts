@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema } from 'fastify';
+import { errorResponses } from '../http/errors.js';
 import { VERSION } from '../version.js';
 
 declare module 'fastify' {
@@ -16,22 +17,6 @@ declare module 'fastify' {
      */
     docsOnly?: { body?: unknown; querystring?: unknown };
   }
-}
-
-/** Every error the server answers: {code, message}, code a string. */
-const ErrorBody = {
-  type: 'object',
-  required: ['code', 'message'],
-  properties: { code: { type: 'string' }, message: { type: 'string' } },
-} as const;
-
-/**
- * The `response` schemas of the error statuses a control route answers, by status with what they
- * mean. Errors only: a 2xx schema would make Fastify serialize with it and drop fields. The error
- * bodies are {code, message} already, so serializing them with this schema changes nothing.
- */
-export function errorResponses(statuses: Record<number, string>) {
-  return Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, { description, ...ErrorBody }]));
 }
 
 /** The document's groups, in this order in Swagger UI; a route's group is the first segment of its path. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { errorResponses } from '../http/errors.js';
 import { Type, type Static } from 'typebox';
-import { errorResponses } from './docs.js';
 
 // method, path and status are checked by app.faults.add(), with messages that say what would work.
 const FaultBody = Type.Object(

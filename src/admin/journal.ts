@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
+import { errorResponses } from '../http/errors.js';
 import { Type, type Static } from 'typebox';
-import { errorResponses } from './docs.js';
 
 export interface JournalEntry {
   /** Order of arrival, across applications. */

@@ -5,8 +5,7 @@ import { isOrderItemStatus, ORDER_ITEM_STATUSES, TRANSITIONS } from '../booking/
 import type { Order } from '../booking/records.js';
 import type { StoredRun } from '../booking/scenario-runner.js';
 import { nextDueAt } from '../scenarios/index.js';
-import { clip, errors } from '../http/errors.js';
-import { errorResponses } from './docs.js';
+import { clip, errorResponses, errors } from '../http/errors.js';
 
 /** An item's scenario run: where it is and when its next step is due (null when it has ended). */
 const runView = (run: StoredRun | undefined) =>

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { clip, errors } from '../http/errors.js';
-import { errorResponses } from './docs.js';
+import { clip, errorResponses, errors } from '../http/errors.js';
 
 const Query = Type.Object({ application: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false });
 

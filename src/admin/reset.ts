@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { errorResponses } from '../http/errors.js';
 import { Type, type Static } from 'typebox';
-import { errorResponses } from './docs.js';
 
 const ResetBodySchema = Type.Union([
   Type.Object(

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { clip, errors } from '../http/errors.js';
+import { clip, errorResponses, errors } from '../http/errors.js';
 import { checkReceiver, ReceiverUnreachable } from '../webhooks/check.js';
 import { ChaosSchema, chaosConfig } from '../webhooks/chaos.js';
 import { redactUrl, webhookUrlProblem } from '../webhooks/sender.js';
-import { errorResponses } from './docs.js';
 
 const DeliveriesQuery = Type.Object(
   {

@@ -1,13 +1,12 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import { ApiError, clip, errors } from '../http/errors.js';
+import { ApiError, clip, errorResponses, errors } from '../http/errors.js';
 import { attachedScenario, chaosAt, dueMoves, isFinished, scenarioReceiverGate, type Scenario, type ScenarioRun } from '../scenarios/index.js';
 import type { ScenarioRunRecord, Tenant } from '../store/index.js';
 import type { Delivery } from '../webhooks/index.js';
 import { chaosConfig } from '../webhooks/chaos.js';
 import { moveItem, sendAll } from './lifecycle.js';
 import type { Order, OrderItem } from './records.js';
-import { errorResponses } from '../admin/docs.js';
 
 /** A run as stored: the engine's run plus where its item lives and how it ended. */
 export interface StoredRun extends ScenarioRun {

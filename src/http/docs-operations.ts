@@ -22,15 +22,6 @@ export interface OperationDoc {
   query?: Record<string, unknown>;
 }
 
-/** The error body every error answer has. */
-export const ERROR_SCHEMA = {
-  type: 'object',
-  required: ['code', 'message'],
-  properties: {
-    code: { type: 'string', description: 'error code, a string even when numeric (e.g. "1400")' },
-    message: { type: 'string', description: 'what went wrong, for people' },
-  },
-} as const;
 
 // Fixture ids (fixtures/, README "Fixtures and the seeded catalog").
 /** The walkthrough's activity: every day, timeslots 10:00 and 15:00, instant confirmation, refund tiers. */

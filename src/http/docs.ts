@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
-import { commonErrors, ERROR_SCHEMA, operationDocs, type OperationDoc } from './docs-operations.js';
+import { commonErrors, operationDocs, type OperationDoc } from './docs-operations.js';
+import { ERROR_SCHEMA } from './errors.js';
 
 async function markDeprecated(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
   reply.header('Deprecation', 'true');

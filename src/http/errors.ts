@@ -20,6 +20,25 @@ export class ApiError extends Error {
   }
 }
 
+/** The schema of every error body, for the OpenAPI documents. */
+export const ERROR_SCHEMA = {
+  type: 'object',
+  required: ['code', 'message'],
+  properties: {
+    code: { type: 'string', description: 'error code, a string even when numeric (e.g. "1400")' },
+    message: { type: 'string', description: 'what went wrong, for people' },
+  },
+} as const;
+
+/**
+ * `response` schemas for a route's error statuses, by status with what each means. Errors only: a
+ * 2xx schema would make Fastify serialize with it and drop fields; error bodies are {code, message}
+ * already, so serializing them with this schema changes nothing.
+ */
+export function errorResponses(statuses: Record<number, string>) {
+  return Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, { description, ...ERROR_SCHEMA }]));
+}
+
 /** How many characters of a request value an error message may echo. */
 export const MAX_ECHO = 100;
 
