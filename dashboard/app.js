@@ -106,10 +106,11 @@ function App() {
   }, []);
 
   // Reports of the applications on screen: the Requests view puts findings beside their requests.
+  // 409: the server runs with --report off (the Report view says so).
   const shownApps = application ? [application] : [...new Set(data.requests.map((r) => r.application).filter(Boolean))].slice(0, 10);
   useEffect(() => {
     load(async () => {
-      const reports = await Promise.all(shownApps.map((a) => api('GET', `report${q({ application: a })}`).catch((e) => (e.status === 404 ? null : Promise.reject(e)))));
+      const reports = await Promise.all(shownApps.map((a) => api('GET', `report${q({ application: a })}`).catch((e) => (e.status === 409 ? null : Promise.reject(e)))));
       merge({ reports: reports.filter(Boolean) });
     });
   }, [ticks.requests, ticks.state, shownApps.join(',')]);
