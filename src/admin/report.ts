@@ -16,18 +16,19 @@ export default async function reportRoutes(app: FastifyInstance) {
       },
     },
     async (request) => {
-    const report = app.integrationReport;
-    if (!report) throw errors.reportOff();
-    let { application } = request.query;
-    if (application === undefined) {
-      const seen = report.applications();
-      if (seen.length !== 1) {
-        throw errors.validation(
-          seen.length === 0 ? 'querystring "application" is needed: no application has made a request yet' : `querystring "application" is needed: ${seen.length} applications made requests (${clip(seen.slice(0, 10).join(', '))})`,
-        );
+      const report = app.integrationReport;
+      if (!report) throw errors.reportOff();
+      let { application } = request.query;
+      if (application === undefined) {
+        const seen = report.applications();
+        if (seen.length !== 1) {
+          throw errors.validation(
+            seen.length === 0 ? 'querystring "application" is needed: no application has made a request yet' : `querystring "application" is needed: ${seen.length} applications made requests (${clip(seen.slice(0, 10).join(', '))})`,
+          );
+        }
+        application = seen[0] as string;
       }
-      application = seen[0] as string;
-    }
-    return report.get(application);
-  });
+      return report.get(application);
+    },
+  );
 }
