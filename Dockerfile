@@ -38,6 +38,7 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY fixtures ./fixtures
 COPY scenarios ./scenarios
+COPY dashboard ./dashboard
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -154,6 +154,13 @@ if [ -n "$ip" ]; then
   [ "$status" = 200 ] || die "not reachable on $ip:$port (listens on 0.0.0.0?): $status"
 fi
 
+# The dashboard's page and Preact with htm from the image's node_modules (open: the page asks for the token).
+for path in /__admin/ui/ /__admin/ui/app.js /__admin/ui/vendor/preact-htm.js /__admin/docs/json; do
+  http GET "$base$path"
+  [ "$status" = 200 ] || die "GET $path answered $status, expected 200"
+done
+say "dashboard and control API docs served: /__admin/ui/, its script, Preact with htm, /__admin/docs/json"
+
 http GET "$base/__admin/orders"
 [ "$status" = 401 ] || die "GET /__admin/orders without the admin token answered $status, expected 401"
 http GET "$base/__admin/orders" "" "Bearer wrong-$admin_token"
