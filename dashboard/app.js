@@ -53,6 +53,8 @@ function App() {
   const [ticks, setTicks] = useState({ requests: 0, state: 0, faults: 0 });
   const [error, setError] = useState(null);
   const [needToken, setNeedToken] = useState(false);
+  // A new session each time a token is entered: everything is fetched again with it.
+  const [session, setSession] = useState(0);
   const [data, setData] = useState({ requests: [], orders: [], deliveries: [], receivers: null, clock: null, faults: [], scenarios: [], report: null, health: null });
 
   // Live: the server names what changed, the page fetches that part again.
@@ -86,7 +88,7 @@ function App() {
 
   useEffect(() => {
     load(async () => merge({ requests: (await api('GET', `requests${q({ application, limit: 300 })}`)).requests }));
-  }, [ticks.requests, application]);
+  }, [ticks.requests, application, session]);
   useEffect(() => {
     load(async () => {
       const [orders, deliveries, receivers, clock] = await Promise.all([
@@ -97,13 +99,13 @@ function App() {
       ]);
       merge({ orders: orders.orders, deliveries: deliveries.deliveries, receivers, clock: { ...clock, fetched: Date.now() } });
     });
-  }, [ticks.state, application]);
+  }, [ticks.state, application, session]);
   useEffect(() => {
     load(async () => merge({ faults: (await api('GET', 'faults')).faults }));
-  }, [ticks.faults]);
+  }, [ticks.faults, session]);
   useEffect(() => {
     load(async () => merge({ scenarios: (await api('GET', 'scenarios')).scenarios, health: await api('GET', 'health') }));
-  }, []);
+  }, [session]);
 
   // Reports of the applications on screen: the Requests view puts findings beside their requests.
   // 409: the server runs with --report off (the Report view says so).
@@ -113,7 +115,7 @@ function App() {
       const reports = await Promise.all(shownApps.map((a) => api('GET', `report${q({ application: a })}`).catch((e) => (e.status === 409 ? null : Promise.reject(e)))));
       merge({ reports: reports.filter(Boolean) });
     });
-  }, [ticks.requests, ticks.state, shownApps.join(',')]);
+  }, [ticks.requests, ticks.state, shownApps.join(','), session]);
 
   const applications = [
     ...new Set([
@@ -131,7 +133,12 @@ function App() {
     history.replaceState(null, '', `#${v}`);
   };
 
-  if (needToken) return html`<${TokenForm} onToken=${() => setNeedToken(false)} />`;
+  if (needToken) {
+    return html`<${TokenForm} refused=${session > 0} onToken=${() => {
+      setNeedToken(false);
+      setSession((n) => n + 1);
+    }} />`;
+  }
   const props = { data, application, act };
   return html`
     <header>
@@ -156,7 +163,7 @@ function App() {
     </main>`;
 }
 
-function TokenForm({ onToken }) {
+function TokenForm({ onToken, refused }) {
   const input = useRef(null);
   const submit = (e) => {
     e.preventDefault();
@@ -166,7 +173,8 @@ function TokenForm({ onToken }) {
   return html`<form class="token" onSubmit=${submit}>
     <h1>mock-server</h1>
     <p>This server's control API wants its admin token (the <code>--admin-token</code> it was started with).</p>
-    <input ref=${input} type="password" aria-label="Admin token" placeholder="admin token" autofocus />
+    ${refused && html`<p class="error" role="alert">That token was refused: try again.</p>`}
+    <input ref=${input} type="password" autocomplete="current-password" aria-label="Admin token" placeholder="admin token" autofocus />
     <button type="submit">Open the dashboard</button>
   </form>`;
 }

@@ -126,3 +126,31 @@ t.test('a tester drives the sandbox from the dashboard', { timeout: 120_000 }, a
 
   t.same(pageErrors, [], 'no script error on the page');
 });
+
+t.test('with --admin-token: the page asks for the token once, then everything works, live', { timeout: 60_000 }, async (t) => {
+  if (!chromium) {
+    t.fail('Chromium is needed for the dashboard browser test: apt-get install chromium (or set CHROMIUM_PATH); .ci/run installs it');
+    return;
+  }
+  const app = await buildTestApp({ config: { adminToken: 'ui-secret' } });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  t.teardown(() => app.close());
+  const origin = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  const browser = await puppeteer.launch({ executablePath: chromium, args: ['--no-sandbox', '--headless=new'] });
+  t.teardown(() => browser.close());
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 800 });
+  await page.goto(`${origin}/__admin/ui/`);
+  await page.waitForSelector('form.token input[type=password]', { timeout: 10_000 });
+  await page.type('form.token input[type=password]', 'wrong');
+  await page.click('form.token button[type=submit]');
+  await sees(page, /That token was refused/, 'form.token');
+  t.pass('a wrong token: asked again');
+  await page.type('form.token input[type=password]', 'ui-secret');
+  await page.click('form.token button[type=submit]');
+  await sees(page, /live/, 'header');
+  await view(page, 'Orders');
+  await bookOverHttp(`${origin}/api/v3`, 'token-shop');
+  await sees(page, /MUS\d+[\s\S]*PENDING/);
+  t.equal(await page.evaluate(() => sessionStorage.getItem('mock-server-admin-token')), 'ui-secret', 'kept for the tab');
+});
