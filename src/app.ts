@@ -14,7 +14,7 @@ import { lazyValidatorCompiler } from './http/validation.js';
 import { requestLogging } from './http/request-logging.js';
 import { journal } from './admin/journal.js';
 import reportPlugin from './report/index.js';
-import { bearerScheme, documentHeaders, markDeprecatedRoutes, TAG_ORDER } from './http/docs.js';
+import { bearerScheme, documentHeaders, examplesOnServerDay, markDeprecatedRoutes, TAG_ORDER } from './http/docs.js';
 import catalogRoutes from './catalog/index.js';
 import activityBodies from './catalog/activity-bodies.js';
 import bookingRoutes from './booking/index.js';
@@ -127,7 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transform: documentHeaders(config.headerPrefix),
   });
   // No branding bar: the page is the partner API's.
-  await app.register(swaggerUi, { routePrefix: '/docs', theme: { css: [{ filename: 'mock-server.css', content: '.swagger-ui .topbar { display: none }' }] } });
+  await app.register(swaggerUi, { routePrefix: '/docs', transformSpecification: examplesOnServerDay(() => clock.now()), theme: { css: [{ filename: 'mock-server.css', content: '.swagger-ui .topbar { display: none }' }] } });
   // The control API's own document and Swagger UI at /__admin/docs: before the routes it documents.
   await app.register(adminDocs);
   app.get('/', async () => ({

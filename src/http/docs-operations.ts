@@ -34,9 +34,10 @@ export const ORDER_PLACEHOLDER = '00000000-0000-4000-8000-0000000000de';
 const ITEM_PLACEHOLDER = '00000000-0000-4000-8000-00000000017e';
 
 /**
- * A real bookable day: a week after the document was built (UTC). The example activity is open every
- * day for 365 days with a one-hour cutoff, so the day and its 10:00 product stay bookable for a week
- * of server time (the walkthrough picks a few days ahead the same way, from GET .../dates).
+ * A real bookable day: a week after `now` (UTC; docs.ts examplesOnServerDay passes the server clock's
+ * time on every request for the document). The example activity is open every day with a one-hour
+ * cutoff, so the day and its 10:00 product are bookable (the walkthrough picks a few days ahead the
+ * same way, from GET .../dates).
  */
 export function exampleDay(now: Date = new Date()): string {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 7)).toISOString().slice(0, 10);

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
-import { commonErrors, operationDocs, type OperationDoc } from './docs-operations.js';
+import { commonErrors, exampleDay, exampleProduct, operationDocs, type OperationDoc } from './docs-operations.js';
 import { ERROR_SCHEMA } from './errors.js';
 
 async function markDeprecated(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
@@ -32,7 +32,7 @@ export function documentHeaders(prefix: string) {
       'accept-language': { type: 'string', description: 'Content language, default en-US' },
     },
   };
-  // Built with the document (once, on the first request for it): the examples' day is a week ahead.
+  // Built with the document (once, on the first request for it); examplesOnServerDay moves its day.
   let table: Record<string, OperationDoc> | undefined;
   return ({ schema, url, route }: { schema: FastifySchema; url: string; route?: { config?: unknown; method?: string | string[] } }) => {
     if (!schema || !('tags' in schema) || schema.headers) return { schema, url };
@@ -52,6 +52,24 @@ export function documentHeaders(prefix: string) {
       },
       url,
     };
+  };
+}
+
+/**
+ * Swagger UI's transformSpecification: the document is built once, but the example day (and the
+ * example product on it) follows the server clock on every request for it, so that "Try it out"
+ * still books after days of uptime or once the clock was moved.
+ */
+export function examplesOnServerDay(now: () => Date) {
+  type Op = { parameters?: Array<{ in?: string; name?: string; example?: unknown }>; requestBody?: { content?: Record<string, { example?: unknown }> } };
+  return (spec: Record<string, unknown>) => {
+    const paths = (spec.paths ?? {}) as Record<string, Record<string, Op>>;
+    const day = exampleDay(now());
+    const dayParam = paths['/activities/{activityUuid}/dates/{day}']?.get?.parameters?.find((p) => p.in === 'path' && p.name === 'day');
+    if (dayParam) dayParam.example = day;
+    const items = paths['/carts/{cartUuid}/items']?.post?.requestBody?.content?.['application/json'];
+    if (Array.isArray(items?.example)) items.example = items.example.map((x: Record<string, unknown>) => ({ ...x, product_identifier: exampleProduct(day) }));
+    return spec;
   };
 }
 

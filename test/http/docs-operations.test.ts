@@ -1,6 +1,5 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
-import { fixedClock } from '../../src/clock.js';
 import { CART_PLACEHOLDER, ORDER_PLACEHOLDER, exampleDay } from '../../src/http/docs-operations.js';
 import { buildTestApp } from '../helper.js';
 
@@ -18,10 +17,9 @@ type Doc = { servers: { url: string }[]; paths: Record<string, Record<string, Op
 const operations = (doc: Doc) =>
   Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([m, op]) => [`${m.toUpperCase()} ${path}`, op] as const));
 
-// The examples are made for the day the document is built: the server's clock runs from now, as a
-// server started for a person trying /docs does.
+// The examples' day follows the server clock: here the test clock's 2026-01-15, far from real time.
 async function appAndDoc(): Promise<{ app: FastifyInstance; doc: Doc }> {
-  const app = await buildTestApp({ clock: fixedClock(new Date()) });
+  const app = await buildTestApp();
   const res = await app.inject({ url: '/docs/json' });
   return { app, doc: res.json() as Doc };
 }
@@ -92,9 +90,9 @@ t.test('a booking plays through with the examples of the document alone', async 
   t.match(JSON.stringify(items), /product_identifier/);
   const item = await send('POST', 'POST /carts/{cartUuid}/items', `/carts/${cart.uuid}/items`, items, auth);
   t.equal(item.status, 'PREBOOK_OK');
-  t.match(item.product?.date, new RegExp(`^${exampleDay()}`), 'the example product is on the documented day');
+  t.match(item.product?.date, new RegExp(`^${exampleDay(app.clock.now())}`), 'the example product is on the documented day');
   const dayParam = byKey['GET /activities/{activityUuid}/dates/{day}']?.parameters?.find((p) => p.name === 'day')?.example;
-  t.equal(dayParam, exampleDay(), 'the dates example is the same day');
+  t.equal(dayParam, exampleDay(app.clock.now()), 'the dates example is the same day');
   const customer = await send('PUT', 'PUT /carts/{cartUuid}/customer', `/carts/${cart.uuid}/customer`, body('PUT /carts/{cartUuid}/customer'), auth);
   t.equal(customer.email, 'ada@example.com');
   const orderBody = body('POST /orders');
@@ -104,4 +102,21 @@ t.test('a booking plays through with the examples of the document alone', async 
   const paid = await send('POST', 'POST /payments/no/payment', '/payments/no/payment', fill(body('POST /payments/no/payment'), { [ORDER_PLACEHOLDER]: order.uuid }), auth);
   t.match(paid, { uuid: order.uuid });
   t.ok(paid.items?.length > 0 && paid.items.every((x: { status: string }) => x.status === 'OK'), 'the example activity confirms at once');
+});
+
+t.test('the examples follow the server clock: after it moves, /docs/json shows a day a week after the new time', async (t) => {
+  const { app } = await appAndDoc();
+  const dayOf = async () => {
+    const doc = (await app.inject({ url: '/docs/json' })).json() as { paths: Record<string, Record<string, { parameters?: Array<{ name: string; example?: string }>; requestBody?: { content: Record<string, { example: Array<{ product_identifier: string }> }> } }>> };
+    return {
+      day: doc.paths['/activities/{activityUuid}/dates/{day}']?.get?.parameters?.find((p) => p.name === 'day')?.example,
+      product: doc.paths['/carts/{cartUuid}/items']?.post?.requestBody?.content['application/json']?.example[0]?.product_identifier,
+    };
+  };
+  const before = await dayOf();
+  t.equal(before.day, '2026-01-22');
+  app.clock.advance(30 * 86_400_000);
+  const after = await dayOf();
+  t.equal(after.day, '2026-02-21');
+  t.not(after.product, before.product, 'a product on the new day');
 });
