@@ -53,8 +53,8 @@ t.test('static files: the page, its script, styles and Preact with htm from node
   t.match(html, /<script type="module" src="app.js"><\/script>/);
   t.notMatch(html, /https?:\/\//, 'nothing loaded from elsewhere');
   const app = await (await fetch(`${origin}/__admin/ui/app.js`)).text();
-  t.match(app, /from '\.\/vendor\/preact-htm\.js'/);
-  t.notMatch(app, /import .* from 'https?:/);
+  t.ok(app.includes(`'./vendor/preact-htm.js'`), 'Preact and htm come from the server itself');
+  t.notMatch(app, /https?:\/\//, 'no URL of another origin in the script');
   const vendor = await fetch(`${origin}/__admin/ui/vendor/preact-htm.js`);
   t.equal(vendor.status, 200);
   t.match(vendor.headers.get('content-type'), /javascript/);

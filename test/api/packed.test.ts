@@ -15,6 +15,8 @@ import { tempDir } from '../tmp.js';
 
 const exec = promisify(execFile);
 const NAME = 'partner-booking-mock-server';
+/** The consumer's files import the package by its name, written in where they say PACKAGE. */
+const byName = (source: string) => source.replaceAll('from PACKAGE;', `from ${JSON.stringify(NAME)};`);
 /** What the package is built and packed from. */
 const SOURCES = ['package.json', 'README.md', 'src', 'bin', 'scripts', 'fixtures', 'scenarios', 'dashboard', 'tsconfig.json', 'tsconfig.build.json'];
 
@@ -30,7 +32,7 @@ async function npm(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Pr
 }
 
 const SCRIPT = `
-import { startMockServer, ControlApiError } from '${NAME}';
+import { startMockServer, ControlApiError } from PACKAGE;
 const server = await startMockServer({ catalogSize: 5 });
 const res = await fetch(server.apiUrl + '/currencies', { headers: { 'X-Service-Application': 'packed-test' } });
 const currencies = await res.json();
@@ -54,7 +56,7 @@ console.log(JSON.stringify({
 `;
 
 const TYPES = `
-import { startMockServer, createControlClient, ControlApiError, ConfigError, type MockServer, type MockServerOptions, type ControlClient, type HealthAnswer, type AdminOrder, type OrderItemStatus, type Config } from '${NAME}';
+import { startMockServer, createControlClient, ControlApiError, ConfigError, type MockServer, type MockServerOptions, type ControlClient, type HealthAnswer, type AdminOrder, type OrderItemStatus, type Config } from PACKAGE;
 
 const options: MockServerOptions = { catalogSize: 5, seed: 3, basePath: '/api/v3', adminToken: 't', banner: (line: string) => void line };
 const config: Partial<Config> = options;
@@ -123,7 +125,7 @@ t.test('packed, installed and imported by name: starts, answers, is controlled, 
   }
   lap('installed');
 
-  writeFileSync(join(app, 'check.mjs'), SCRIPT);
+  writeFileSync(join(app, 'check.mjs'), byName(SCRIPT));
   const run = await exec(process.execPath, ['check.mjs'], { cwd: app, timeout: 30_000 });
   const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
   t.match(result, {
@@ -153,7 +155,7 @@ t.test('packed, installed and imported by name: starts, answers, is controlled, 
   lap('npx from an empty directory');
 
   // The types resolve with the repository's tsc, in a project with no @types/node and lib checks on.
-  writeFileSync(join(app, 'check.ts'), TYPES);
+  writeFileSync(join(app, 'check.ts'), byName(TYPES));
   const tsc = join(packageRoot, 'node_modules/typescript/bin/tsc');
   const typecheck = await exec(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', 'check.ts'], { cwd: app, timeout: 60_000 }).then(
     () => '',
