@@ -25,6 +25,12 @@ export interface ClockAnswer {
   now: string;
 }
 
+/** GET /__admin/clock */
+export interface ClockReading extends ClockAnswer {
+  /** How far the server clock was moved from real time (ms). */
+  offset_ms: number;
+}
+
 /** POST /__admin/reset: `"all"` or the application reset. */
 export interface ResetAnswer {
   reset: string;
@@ -331,6 +337,8 @@ export interface ControlClient {
   /** The control API's URL, e.g. `http://127.0.0.1:8080/__admin`. */
   readonly url: string;
   clock: {
+    /** The server time, and how far it was moved from real time. */
+    now(): Promise<ClockReading>;
     /** Moves the server clock by an ISO 8601 duration (`PT2H`, `P1D`, `-PT30M`). */
     advance(duration: string): Promise<ClockAnswer>;
     /** Sets the server clock to a date-time with a zone. */
@@ -454,6 +462,7 @@ export function createControlClient(controlUrl: string, options: ControlClientOp
   return {
     url: root,
     clock: {
+      now: () => call('GET', '/clock'),
       advance: (duration) => call('POST', '/clock', { body: { advance: duration } }),
       set: (dateTime) => call('POST', '/clock', { body: { set: dateTime instanceof Date ? dateTime.toISOString() : dateTime } }),
     },

@@ -77,6 +77,9 @@ t.test('every control client method against a listening server', async (t) => {
 
   t.match(await control.clock.set('2026-01-15T10:00:00Z'), { now: /^2026-01-15T10:00:00\.\d{3}Z$/ });
   const advanced = await control.clock.advance('PT1H');
+  const reading = await control.clock.now();
+  t.ok(Date.parse(reading.now) >= Date.parse(advanced.now), 'now: the moved time');
+  t.ok(Math.abs(reading.offset_ms - (Date.parse(reading.now) - Date.now())) < 5_000, `offset_ms ${reading.offset_ms}: the server time less real time`);
   t.ok(Date.parse(advanced.now) >= Date.parse('2026-01-15T11:00:00Z'), advanced.now);
   t.match(await control.clock.set(new Date('2026-01-15T10:00:00Z')), { now: /^2026-01-15T10:00/ });
   await rejectsWith(t, control.clock.advance('two hours'), 400, '0', /advance/);
