@@ -335,10 +335,14 @@ function Report({ data, application }) {
       </tr>`)}</tbody>
     </table>
     <div class="columns">
-      <div><h3>Booking steps</h3><ul class="checks">${r.coverage.steps.map((s) => html`<li class=${s.done ? 'done' : ''}>${s.done ? '✔' : '○'} ${s.name}${s.count ? ` (${s.count})` : ''}</li>`)}</ul></div>
-      <div><h3>Error paths met</h3><ul class="checks">${r.coverage.error_paths.map((s) => html`<li class=${s.done ? 'done' : ''}>${s.done ? '✔' : '○'} ${s.name}${s.count ? ` (${s.count})` : ''}</li>`)}</ul></div>
+      <div><h3>Booking steps</h3><${Checks} items=${r.coverage.steps} /></div>
+      <div><h3>Error paths met</h3><${Checks} items=${r.coverage.error_paths} /></div>
     </div>
   </section>`;
+}
+
+function Checks({ items }) {
+  return html`<ul class="checks">${items.map((s) => html`<li class=${s.done ? 'done' : ''}>${s.done ? '✔' : '○'} ${s.name}${s.count ? ` (${s.count})` : ''}</li>`)}</ul>`;
 }
 
 render(html`<${App} />`, document.getElementById('app'));

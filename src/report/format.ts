@@ -28,10 +28,10 @@ export function formatReport(report: Report, format: ReportFormat, failOn: FailO
     if (md) lines.push(`- **${f.severity}** \`${f.id}\` (${f.count}x): ${f.message}. *Fix:* ${f.advice} _(${where})_`);
     else lines.push(`  ${MARK[f.severity]}${f.id} (${f.count}x): ${f.message}`, `         fix: ${f.advice}`, `         ${where}`);
   }
-  lines.push('', md ? '## Coverage' : 'Coverage of the booking flow:');
-  for (const s of steps) lines.push(md ? `- [${s.done ? 'x' : ' '}] ${s.name}${s.count ? ` (${s.count})` : ''}` : `  ${s.done ? '[x]' : '[ ]'} ${s.name}${s.count ? ` (${s.count})` : ''}`);
-  lines.push('', md ? '## Error paths met' : 'Error paths met:');
-  for (const e of report.coverage.error_paths) lines.push(md ? `- [${e.done ? 'x' : ' '}] ${e.name}${e.count ? ` (${e.count})` : ''}` : `  ${e.done ? '[x]' : '[ ]'} ${e.name}${e.count ? ` (${e.count})` : ''}`);
+  const checklist = (items: Array<{ name: string; done: boolean; count: number }>) =>
+    items.map((s) => `${md ? '- ' : '  '}[${s.done ? 'x' : ' '}] ${s.name}${s.count ? ` (${s.count})` : ''}`);
+  lines.push('', md ? '## Coverage' : 'Coverage of the booking flow:', ...checklist(steps));
+  lines.push('', md ? '## Error paths met' : 'Error paths met:', ...checklist(report.coverage.error_paths));
   return lines.join('\n');
 }
 
