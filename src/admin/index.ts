@@ -26,7 +26,7 @@ function requireAdminToken(token: string, prefix: string) {
   const expected = digest(token);
   return async (request: FastifyRequest) => {
     const route = request.routeOptions.url ?? '';
-    if (route === `${prefix}/health` || route.startsWith(`${prefix}/ui`)) return;
+    if (route === `${prefix}/health` || route === `${prefix}/ui` || route.startsWith(`${prefix}/ui/`)) return;
     const fromQuery = route === `${prefix}/events` ? (request.query as { access_token?: string }).access_token : undefined;
     const sent = fromQuery ?? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.authorization ?? '')?.[1];
     if (!sent) throw errors.adminToken(false);

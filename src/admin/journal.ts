@@ -100,7 +100,8 @@ export default async function journalRoutes(app: FastifyInstance) {
     '/requests',
     { schema: { summary: 'Clear the request journal', description: 'Of every application, or of `application`. Answers 204.' }, config: { docsOnly: { querystring: { type: 'object', properties: { application: { type: 'string', description: 'only this application' } } } } } },
     async (request, reply) => {
-    app.journal.clear(request.query.application);
-    return reply.code(204).send();
-  });
+      app.journal.clear(request.query.application);
+      return reply.code(204).send();
+    },
+  );
 }
