@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema } from 'fastify';
+import { Type } from 'typebox';
 import { errorResponses } from '../http/errors.js';
 import { VERSION } from '../version.js';
 
@@ -18,6 +19,9 @@ declare module 'fastify' {
     docsOnly?: { body?: unknown; querystring?: unknown };
   }
 }
+
+/** `?application=`: what several control routes narrow to one application with. */
+export const ApplicationQuery = Type.Object({ application: Type.Optional(Type.String({ description: 'only this application' })) });
 
 /** The document's groups, in this order in Swagger UI; a route's group is the first segment of its path. */
 const TAGS = [

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { errorResponses } from '../http/errors.js';
+import { ApplicationQuery } from './docs.js';
 import { Type, type Static } from 'typebox';
 
 export interface JournalEntry {
@@ -98,7 +99,7 @@ export default async function journalRoutes(app: FastifyInstance) {
   }));
   app.delete<{ Querystring: { application?: string } }>(
     '/requests',
-    { schema: { summary: 'Clear the request journal', description: 'Of every application, or of `application`. Answers 204.' }, config: { docsOnly: { querystring: { type: 'object', properties: { application: { type: 'string', description: 'only this application' } } } } } },
+    { schema: { summary: 'Clear the request journal', description: 'Of every application, or of `application`. Answers 204.', querystring: ApplicationQuery } },
     async (request, reply) => {
       app.journal.clear(request.query.application);
       return reply.code(204).send();

@@ -6,6 +6,7 @@ import type { Order } from '../booking/records.js';
 import type { StoredRun } from '../booking/scenario-runner.js';
 import { nextDueAt } from '../scenarios/index.js';
 import { clip, errorResponses, errors } from '../http/errors.js';
+import { ApplicationQuery } from './docs.js';
 
 /** An item's scenario run: where it is and when its next step is due (null when it has ended). */
 const runView = (run: StoredRun | undefined) =>
@@ -24,13 +25,13 @@ export default async function orderAdminRoutes(app: FastifyInstance) {
   const apps = (only?: string) => (only === undefined ? app.store.applications() : [only]);
   app.get<{ Querystring: { application?: string } }>(
     '/orders',
-    { schema: { summary: 'List orders', description: 'Every order of every application (or of `application`), with its items, the statuses each may move to and its scenario run.' }, config: { docsOnly: { querystring: { type: 'object', properties: { application: { type: 'string', description: 'only this application' } } } } } },
+    { schema: { summary: 'List orders', description: 'Every order of every application (or of `application`), with its items, the statuses each may move to and its scenario run.', querystring: ApplicationQuery } },
     async (request) => ({
-    orders: apps(request.query.application).flatMap((a) => {
-      const t = app.store.tenant(a);
-      return (Object.values(t.orders) as unknown as Order[]).map((o) => summary(a, o, t.scenario_runs));
+      orders: apps(request.query.application).flatMap((a) => {
+        const t = app.store.tenant(a);
+        return (Object.values(t.orders) as unknown as Order[]).map((o) => summary(a, o, t.scenario_runs));
+      }),
     }),
-  }),
   );
 
   const Body = Type.Object({ status: Type.String({ description: ORDER_ITEM_STATUSES.join(', ') }) });
@@ -41,9 +42,9 @@ export default async function orderAdminRoutes(app: FastifyInstance) {
         summary: 'Move an order item to a status',
         description: 'As the lifecycle allows (GET /__admin/orders lists the moves); sends the webhook the move implies. `application` narrows the search for the uuid.',
         body: Body,
+        querystring: ApplicationQuery,
         response: errorResponses({ 400: 'Not a known status', 404: 'No such order item', 409: 'The lifecycle forbids the move', 503: 'The state file did not take the write' }),
       },
-      config: { docsOnly: { querystring: { type: 'object', properties: { application: { type: 'string', description: 'only this application' } } } } },
     },
     async (request) => {
       const { status } = request.body;
