@@ -80,7 +80,10 @@ t.test('--log-format: json gives JSON lines, pretty one readable line per reques
     const res = await fetch(`${s.url}/currencies`, { headers: { 'x-service-application': 'cli-logs' } });
     t.equal(res.status, 200);
     const lines = () => s.stdout().split('\n').filter((l) => l.includes('/currencies') || l.includes('"res":'));
-    for (let i = 0; i < 100 && !lines().some((l) => /completed|200/.test(l)); i++) await new Promise((r) => setTimeout(r, 20));
+    // The request's last line: JSON's "request completed", or pretty's one line with status and time.
+    // (Not just "200": the incoming request's JSON line can hold 200 too, in a time or a port.)
+    const done = (l: string) => l.includes('"msg":"request completed"') || / 200 [\d.]+ ms /.test(l);
+    for (let i = 0; i < 250 && !lines().some(done); i++) await new Promise((r) => setTimeout(r, 20));
     return { lines: lines(), all: s.stdout() };
   };
   const [json, pretty, byDefault] = servers;
