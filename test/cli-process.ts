@@ -1,14 +1,11 @@
-// The CLI as a real process, for the tests that need one: built the way `npm ci` builds it (prepare).
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+// The CLI as a real process, for the tests that need one: dist/bin/mock-server.js, built the way
+// `npm ci` builds it (prepare). tap builds it once before any test file runs (`before` in .taprc):
+// a build per test file wiped dist/ while another file's CLI was starting from it.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { packageRoot } from '../src/paths.js';
 
 export const bin = join(packageRoot, 'dist/bin/mock-server.js');
-
-/** Always rebuilds: a stale dist/ would test yesterday's code. Call from t.before. */
-export function build(): void {
-  execFileSync('npm', ['run', 'build'], { cwd: packageRoot, stdio: 'ignore' });
-}
 
 /** Runs the CLI to its end. */
 export function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {

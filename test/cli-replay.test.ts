@@ -6,10 +6,8 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { packageRoot } from '../src/paths.js';
 import { loadReplay } from '../src/scenarios/replay.js';
-import { build, run } from './cli-process.js';
+import { run } from './cli-process.js';
 import { tempDir } from './tmp.js';
-
-t.before(build);
 
 t.test('replay: exit 0 when every expectation held, 1 when one did not', async (t) => {
   // With an admin token, the replay's own server wants it and the replay sends it.

@@ -5,10 +5,8 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { packageRoot } from '../src/paths.js';
-import { build, run, start } from './cli-process.js';
+import { run, start } from './cli-process.js';
 import { tempDir } from './tmp.js';
-
-t.before(build);
 
 t.test('--version and --help', async (t) => {
   const v = await run(['--version']);

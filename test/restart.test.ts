@@ -5,10 +5,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build, run, start } from './cli-process.js';
+import { run, start } from './cli-process.js';
 import { tempDir } from './tmp.js';
-
-t.before(build);
 
 const INSTANT = '4e451a8a-2ee5-493f-aa12-a39f13d7253e';
 const LEAD = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', musement_newsletter: 'NO', allow_profiling: 'NO', thirdparty_newsletter: 'NO', events_related_newsletter: 'NO' };

@@ -1,9 +1,7 @@
 // `mock-server report` as a real process against a running server: formats, --fail-on and exit codes.
 import t from 'tap';
-import { build, run, start } from '../cli-process.js';
+import { run, start } from '../cli-process.js';
 import { deadPort } from '../webhooks/receiver.js';
-
-t.before(build);
 
 t.test('report: text, json, junit, markdown; exit 1 at the threshold, 2 for bad input', async (t) => {
   const server = await start([]);

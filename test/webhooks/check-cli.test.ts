@@ -2,10 +2,8 @@
 import t from 'tap';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { build, run } from '../cli-process.js';
+import { run } from '../cli-process.js';
 import { deadPort } from './receiver.js';
-
-t.before(build);
 
 t.test('exit codes and formats', async (t) => {
   const server = http.createServer((req, res) => {
