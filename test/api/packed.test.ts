@@ -3,8 +3,9 @@
 // tsc resolving the package's types in that project.
 //
 // The package is packed from a copy of the sources in a temp dir (node_modules linked entry by
-// entry), not from the repository: other test files rebuild dist/ in the repository while this one
-// runs, and the copy's build leaves the repository's dist/ and build cache alone.
+// entry), not from the repository: packing runs prepare, which rebuilds dist/, and other test files
+// start the CLI from the repository's dist/ while this one runs. The copy's build leaves the
+// repository's dist/ and build cache alone.
 import t from 'tap';
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
