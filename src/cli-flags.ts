@@ -1,5 +1,5 @@
 import { CHECK_FORMATS, type CheckFormat } from './webhooks/check-format.js';
-import { webhookUrlProblem } from './webhooks/sender.js';
+import { webhookUrlProblem } from './webhooks/url.js';
 
 /** A mistake in flags, env or config file: the CLI prints its one-line message and exits 2. */
 export class ConfigError extends Error {

@@ -4,7 +4,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { parseArgs } from 'node:util';
 import { commandFlags, ConfigError, type CheckFlags, type Command, type ReportFlags } from './cli-flags.js';
 import { builtinScenariosDir } from './paths.js';
-import { webhookUrlProblem } from './webhooks/sender.js';
+import { webhookUrlProblem } from './webhooks/url.js';
 
 /**
  * One frozen, validated Config built from flags, env and a config file (INTERFACE.md section 1).

@@ -6,7 +6,7 @@ import { buildCatalog } from './seed/catalog.js';
 import { loggerOptions } from './logging.js';
 import { createStore } from './store/index.js';
 import { VERSION } from './version.js';
-import { redactUrl } from './webhooks/sender.js';
+import { redactUrl } from './webhooks/url.js';
 
 export interface Running {
   app: FastifyInstance;

@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import { clip, errorResponses, errors } from '../http/errors.js';
 import { checkReceiver, ReceiverUnreachable } from '../webhooks/check.js';
 import { ChaosSchema, chaosConfig } from '../webhooks/chaos.js';
-import { redactUrl, webhookUrlProblem } from '../webhooks/sender.js';
+import { redactUrl, webhookUrlProblem } from '../webhooks/url.js';
 
 const DeliveriesQuery = Type.Object(
   {

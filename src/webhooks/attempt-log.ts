@@ -1,5 +1,5 @@
 import type { Delivery, DeliveryAttempt } from './delivery.js';
-import { redactUrl } from './sender.js';
+import { redactUrl } from './url.js';
 
 export interface AttemptLogger {
   warn(obj: object, msg: string): void;

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ORDER_ITEM_STATUSES, type OrderItemStatus } from '../booking/order-item-status.js';
 import { buildPayload, serializePayload } from './payload.js';
-import { redactUrl, splitCredentials, WebhookSender, type AttemptResult } from './sender.js';
+import { WebhookSender, type AttemptResult } from './sender.js';
+import { redactUrl, splitCredentials } from './url.js';
 import { signatureHeaders } from './signer.js';
 
 /** What `mock-server webhooks check` and POST /__admin/webhooks/check test a receiver with. */

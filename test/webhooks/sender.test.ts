@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import net, { type AddressInfo, type Socket } from 'node:net';
-import { splitCredentials, WebhookSender } from '../../src/webhooks/sender.js';
+import { WebhookSender } from '../../src/webhooks/sender.js';
+import { splitCredentials } from '../../src/webhooks/url.js';
 import { deadPort, startReceiver } from './receiver.js';
 
 t.test('one POST with the exact body, JSON content type and the given headers', async (t) => {
