@@ -23,7 +23,7 @@ RUN --mount=type=secret,id=npm_ca \
 FROM devdeps AS deps
 RUN npm prune --omit=dev --ignore-scripts --no-audit --no-fund --offline --loglevel=warn
 
-# dist/bin/mock-server.js, bundled by esbuild (npm run build).
+# dist/bin/ (mock-server.js and its chunks), bundled by esbuild (npm run build).
 FROM devdeps AS build
 COPY tsconfig*.json ./
 COPY scripts ./scripts

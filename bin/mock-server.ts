@@ -1,12 +1,9 @@
 #!/usr/bin/env node
 import { loadConfig, usage } from '../src/config.js';
-import { exitOnSignals, startServer } from '../src/server.js';
 import { VERSION } from '../src/version.js';
-import { loadReplay, replay, replayOrigin } from '../src/scenarios/replay.js';
-import { checkReceiver } from '../src/webhooks/check.js';
-import { formatCheckReport } from '../src/webhooks/check-format.js';
-import { fetchReport } from '../src/report/fetch.js';
-import { fails, formatReport } from '../src/report/format.js';
+
+// The flags are read (and --help, --version and a mistake in them answered) before the rest is
+// loaded: each command imports what it needs, so that a quick answer does not wait for the server.
 
 /** Mistakes of the user's (flags, files, a port in use) end with one line and exit code 2. */
 function fail(err: unknown): never {
@@ -35,6 +32,7 @@ async function main(): Promise<void> {
     case 'replay': {
       // Without --url, a server of our own on a free loopback port, state in memory.
       // --url and every file are checked before anything runs: a bad one exits 2 with one line.
+      const [{ loadReplay, replay, replayOrigin }, { startServer }] = await Promise.all([import('../src/scenarios/replay.js'), import('../src/server.js')]);
       const url = invocation.url === null ? null : replayOrigin(invocation.url);
       for (const file of invocation.args) loadReplay(file);
       const own = url !== null ? null : await startServer({ ...invocation.config, port: 0, host: '127.0.0.1', db: 'memory', logLevel: 'silent' }, () => undefined);
@@ -50,6 +48,7 @@ async function main(): Promise<void> {
     }
     // falls through: process.exit never returns
     case 'report': {
+      const [{ fetchReport }, { fails, formatReport }] = await Promise.all([import('../src/report/fetch.js'), import('../src/report/format.js')]);
       const { application, format, failOn } = invocation.report;
       const report = await fetchReport(invocation.url ?? 'http://127.0.0.1:8080', application, invocation.config.adminToken);
       console.log(formatReport(report, format, failOn));
@@ -57,14 +56,17 @@ async function main(): Promise<void> {
     }
     // falls through: process.exit never returns
     case 'webhooks-check': {
+      const [{ checkReceiver }, { formatCheckReport }] = await Promise.all([import('../src/webhooks/check.js'), import('../src/webhooks/check-format.js')]);
       const { secret, basic, format } = invocation.check;
       const report = await checkReceiver({ url: invocation.url as string, secret, basic, headerPrefix: invocation.config.headerPrefix });
       console.log(formatCheckReport(report, format));
       process.exit(report.passed ? 0 : 1);
     }
     // falls through: process.exit never returns
-    default:
+    default: {
+      const { exitOnSignals, startServer } = await import('../src/server.js');
       exitOnSignals(await startServer(invocation.config));
+    }
   }
 }
 

@@ -1,6 +1,8 @@
-// npm run build: bundles the CLI and everything it imports into dist/bin/mock-server.js, one file.
-// Node loads one file far faster than the ~1,500 ESM modules of the sources and dependencies (the
-// difference is about a third of a second of start-up). Types are checked by `npm run typecheck`.
+// npm run build: bundles the CLI and everything it imports into dist/bin/: mock-server.js, which reads
+// the flags, and a few chunks beside it (dist/bin/chunks/) that the commands load when they need them
+// (the server, replay, report, webhooks check): --help, --version and a mistake in the flags answer in
+// about 0.1 s instead of 0.3 s. Node loads a few bundled files far faster than the ~1,500 ESM modules
+// of the sources and dependencies (the difference is about a third of a second of start-up). Types are checked by `npm run typecheck`.
 // Kept outside the bundle: packages that read their own files at run time (pdfkit's fonts,
 // swagger-ui's static assets) and qrcode, loaded with pdfkit on the first voucher.
 //
@@ -80,7 +82,9 @@ function declarations(outDir) {
 rmSync('dist', { recursive: true, force: true });
 try {
   await Promise.all([
-    build({ ...common, entryPoints: ['bin/mock-server.ts'], outfile: bin }).then(() => chmodSync(bin, 0o755)),
+    // Split: the CLI's entry file reads the flags; the server and the other commands are chunks
+    // beside it, loaded when a command needs them.
+    build({ ...common, entryPoints: ['bin/mock-server.ts'], outdir: 'dist/bin', splitting: true, chunkNames: 'chunks/[name]-[hash]' }).then(() => chmodSync(bin, 0o755)),
     build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/index.js' }),
     declarations(useCache ? cache : types),
   ]);
