@@ -60,6 +60,7 @@ export function commonErrors(usesBearer: boolean): Record<number, string> {
 const NOT_FOUND = 'No such resource (code 1400)';
 const ACTIVITY_ERRORS = { 403: 'Activity not published: DRAFT or REVIEW (code 0)', 404: 'No such activity (code 1400)' };
 const CART_LOCKED = "Cart already connected to an order (code -1, state 'closed')";
+const NO_TOKEN = 'No bearer token, or one unknown, expired or of another application (code 1401)';
 
 /** The table, keyed by `METHOD path` with the base path left out and {param} placeholders. */
 export function operationDocs(now: Date = new Date()): Record<string, OperationDoc> {
@@ -157,9 +158,7 @@ export function operationDocs(now: Date = new Date()): Record<string, OperationD
     'GET /events/{eventId}/comments': { description: 'Lists the comments of an activity by numeric id; removed from the API.', errors: { 404: NOT_FOUND }, params: { eventId: 100011 } },
     'GET /verticals': { description: 'Lists the verticals; deprecated, use the categories.' },
     'GET /verticals/{verticalId}': { description: 'Returns one vertical in an array of one; deprecated.', errors: { 404: NOT_FOUND }, params: { verticalId: 1 } },
-    'GET /activities/{activityUuid}/merchant-tags': act("Lists the partner's own tags for an activity; needs a bearer token.", {
-      401: 'No bearer token, or one unknown, expired or of another application (code 1401)',
-    }),
+    'GET /activities/{activityUuid}/merchant-tags': act("Lists the partner's own tags for an activity; needs a bearer token.", { 401: NO_TOKEN }),
     'GET /pickups': { description: 'Lists the pickup points of every activity.' },
     'GET /pickups/{activityPickupUuid}': { description: 'Returns one pickup point in an array of one.', errors: { 404: NOT_FOUND }, params: { activityPickupUuid: PICKUP } },
     // carts
@@ -218,7 +217,7 @@ export function operationDocs(now: Date = new Date()): Record<string, OperationD
     'POST /payments/no/payment': {
       description: 'Confirms an order without a card payment (merchant of record); needs a bearer token with the no-payment scope.',
       errors: {
-        401: 'No bearer token, or one unknown, expired or of another application (code 1401)',
+        401: NO_TOKEN,
         404: 'No such order (code 1400)',
         422: 'Order total above zero and the client lacks the no-payment scope (code 0)',
         423: 'Order already paid (code 0)',
@@ -230,7 +229,7 @@ export function operationDocs(now: Date = new Date()): Record<string, OperationD
       description: 'Cancels one order item and refunds it by its refund tiers; needs the order-item-cancellation scope.',
       success: { status: 204, description: 'Cancelled: no body' },
       errors: {
-        401: 'No bearer token, or one unknown, expired or of another application (code 1401)',
+        401: NO_TOKEN,
         403: 'Token lacks the order-item-cancellation scope or did not create the order (code 0)',
         404: 'No such order or item (code 1400)',
         409: 'Item status does not allow a cancellation (code 0)',
