@@ -1,27 +1,14 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, H } from '../helper.js';
+import { bookOrder, CONFIRM, overInject } from '../book-order.js';
 
-const CONFIRM = '0f5821c5-2046-11e7-9cc9-06a7e332783f';
 const INSTANT = '4e451a8a-2ee5-493f-aa12-a39f13d7253e';
-const LEAD = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', musement_newsletter: 'NO', allow_profiling: 'NO', thirdparty_newsletter: 'NO', events_related_newsletter: 'NO' };
 
 /** Books and pays one ticket of `activity` for `application`; answers the order and its item uuid. */
 async function bookAndPay(app: FastifyInstance, application: string, activity: string) {
-  const headers: Record<string, string> = { 'x-service-application': application };
-  const call = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) => {
-    const res = await app.inject({ method, url: `/api/v3${url}`, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
-    if (res.statusCode !== 200) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
-    return res.json();
-  };
-  headers.authorization = `Bearer ${(await call('POST', '/login', { client_id: 'sandbox-client', client_secret: 'sandbox-secret', grant_type: 'client_credentials' })).access_token}`;
-  const [s] = await call('GET', `/activities/${activity}/dates/2026-01-20`);
-  const cart = await call('POST', '/carts');
-  await call('POST', `/carts/${cart.uuid}/items`, [{ product_identifier: s.groups[0].slots[0].products[0].product_id, quantity: 1, language: 'en' }]);
-  await call('PUT', `/carts/${cart.uuid}/customer`, LEAD);
-  const order = await call('POST', '/orders', { cart_uuid: cart.uuid });
-  await call('POST', '/payments/no/payment', { uuid: order.uuid });
-  return { order: order.uuid as string, item: order.items[0].uuid as string };
+  const order = await bookOrder(overInject(app, application), activity);
+  return { order: order.uuid, item: order.items[0]!.uuid };
 }
 
 t.test('journal: /docs is left out; with --base-path / the control API and docs still are', async (t) => {

@@ -1,8 +1,6 @@
 import t from 'tap';
 import { buildTestApp, H } from '../helper.js';
-
-const CONFIRM = '0f5821c5-2046-11e7-9cc9-06a7e332783f';
-const LEAD = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', musement_newsletter: 'NO', allow_profiling: 'NO', thirdparty_newsletter: 'NO', events_related_newsletter: 'NO' };
+import { bookOrder, overInject } from '../book-order.js';
 
 t.test('request journal', async (t) => {
   const app = await buildTestApp();
@@ -90,21 +88,10 @@ t.test('faults and the Prefer header', async (t) => {
 t.test('orders listing and item status moves', async (t) => {
   const app = await buildTestApp({ config: { webhookUrl: 'http://127.0.0.1:9/hook' } });
   t.teardown(() => app.close());
-  const headers: Record<string, string> = { 'x-service-application': 'shop' };
-  const call = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) =>
-    (await app.inject({ method, url: `/api/v3${url}`, headers, ...(payload === undefined ? {} : { payload: payload as object }) })).json();
-  headers.authorization = `Bearer ${(await call('POST', '/login', { client_id: 'sandbox-client', client_secret: 'sandbox-secret', grant_type: 'client_credentials' })).access_token}`;
-  const [s] = await call('GET', `/activities/${CONFIRM}/dates/2026-01-20`);
-  const book = async () => {
-    const cart = await call('POST', '/carts');
-    await call('POST', `/carts/${cart.uuid}/items`, [{ product_identifier: s.groups[0].slots[0].products[0].product_id, quantity: 1, language: 'en' }]);
-    await call('PUT', `/carts/${cart.uuid}/customer`, LEAD);
-    const order = await call('POST', '/orders', { cart_uuid: cart.uuid });
-    await call('POST', '/payments/no/payment', { uuid: order.uuid });
-    return order;
-  };
+  const call = overInject(app, 'shop');
+  const book = () => bookOrder(call);
   const order = await book();
-  const item = order.items[0].uuid;
+  const item = order.items[0]!.uuid;
 
   const listed = (await app.inject({ url: '/__admin/orders?application=shop' })).json().orders;
   t.match(listed, [{ application: 'shop', uuid: order.uuid, paid: true, items: [{ uuid: item, status: 'PENDING', version: 1 }] }]);
@@ -120,7 +107,7 @@ t.test('orders listing and item status moves', async (t) => {
   t.equal((await move('OK', 'nope')).statusCode, 404);
   t.match((await call('GET', `/orders/${order.uuid}`)).items[0], { status: 'OK', version: 2 });
   const later = await book();
-  t.match((await move('KO', later.items[0].uuid)).json(), { uuid: later.items[0].uuid, status: 'KO', application: 'shop' }, 'an order booked after the first move is found too');
+  t.match((await move('KO', later.items[0]!.uuid)).json(), { uuid: later.items[0]!.uuid, status: 'KO', application: 'shop' }, 'an order booked after the first move is found too');
   t.equal((await app.inject({ method: 'POST', url: `/__admin/order-items/${item}/status?application=other`, payload: { status: 'REFUND_STARTED' } })).statusCode, 404, 'not in another application');
 });
 

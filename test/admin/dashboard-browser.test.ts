@@ -7,7 +7,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import puppeteer, { type Page } from 'puppeteer-core';
 import { buildTestApp } from '../helper.js';
-import { bookOverHttp } from '../book-over-http.js';
+import { bookOverHttp } from '../book-order.js';
 import { startReceiver } from '../webhooks/receiver.js';
 import { packageRoot } from '../../src/paths.js';
 

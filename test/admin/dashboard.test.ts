@@ -3,7 +3,7 @@
 import t, { type Test } from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, H } from '../helper.js';
-import { bookOverHttp } from '../book-over-http.js';
+import { bookOverHttp } from '../book-order.js';
 
 async function listening(t: Test, adminToken: string | null = null): Promise<{ app: FastifyInstance; origin: string }> {
   const app = await buildTestApp({ config: { adminToken } });

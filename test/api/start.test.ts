@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ConfigError, ControlApiError, createControlClient, startMockServer, type ControlClient } from '../../src/index.js';
 import { tempDir } from '../tmp.js';
-import { bookOverHttp as book } from '../book-over-http.js';
+import { bookOverHttp as book } from '../book-order.js';
 
 /** Rejects with a ControlApiError of that status and code. */
 async function rejectsWith(t: Test, p: Promise<unknown>, status: number, code: string | null, message?: RegExp) {
