@@ -1,7 +1,7 @@
 /**
- * The vendor's own OpenAPI document (../shared/reference, an earlier version of the API) as a judge of
- * what the mock answers: every response body is validated against the document's schema for its
- * status, OpenAPI 3.0 `nullable` respected. The document is read at test time, never copied.
+ * The vendor's own OpenAPI document (an earlier version of the API, kept as test data in ./data with
+ * its source named there) as a judge of what the mock answers: every response body is validated
+ * against the document's schema for its status, OpenAPI 3.0 `nullable` respected.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { packageRoot } from '../../src/paths.js';
 
-export const REFERENCE = join(packageRoot, '..', 'shared', 'reference', 'partner-openapi-3.4.0.json');
+export const REFERENCE = join(packageRoot, 'test', 'conformance', 'data', 'partner-openapi-3.4.0.json');
 
 export interface RefOperation {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
