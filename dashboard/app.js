@@ -57,23 +57,40 @@ function App() {
   const [session, setSession] = useState(0);
   const [data, setData] = useState({ requests: [], orders: [], deliveries: [], receivers: null, clock: null, faults: [], scenarios: [], report: null, health: null });
 
+  // A new stream each time the server comes back after a stop.
+  const [connection, setConnection] = useState(0);
+
   // Live: the server names what changed, the page fetches that part again.
   useEffect(() => {
     if (needToken) return undefined;
     const token = sessionStorage.getItem(TOKEN_KEY);
     const source = new EventSource(new URL(`events${token ? `?access_token=${encodeURIComponent(token)}` : ''}`, base));
+    let poll = null;
     const bump = (e) => {
       const { topics } = JSON.parse(e.data);
       setTicks((t) => Object.fromEntries(Object.entries(t).map(([k, v]) => [k, topics.includes(k) ? v + 1 : v])));
+    };
+    // A stopped server: the browser's own retries end at the first refused or 503 answer, so the
+    // page asks for the health check until the server answers, then opens a new stream.
+    const stopped = () => {
+      source.close();
+      setLive('server stopped');
+      poll ??= setInterval(() => {
+        fetch(new URL('health', base)).then((r) => r.ok && (clearInterval(poll), setConnection((c) => c + 1)), () => undefined);
+      }, 1000);
     };
     source.addEventListener('hello', (e) => {
       setLive('live');
       bump(e);
     });
     source.addEventListener('change', bump);
-    source.onerror = () => setLive('reconnecting');
-    return () => source.close();
-  }, [needToken]);
+    source.addEventListener('bye', stopped);
+    source.onerror = () => (source.readyState === EventSource.CLOSED ? stopped() : setLive('reconnecting'));
+    return () => {
+      source.close();
+      clearInterval(poll);
+    };
+  }, [needToken, connection]);
 
   const load = async (fn) => {
     try {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Dockerfile with podman and runs the image for real: health (HTTP and podman's
 # HEALTHCHECK), the admin token, a booking through the API, a restart that keeps the booking
-# (state in a /data volume), and a clean SIGTERM stop. Exits non-zero with a message on any failure.
+# (state in a /data volume), and a clean SIGTERM stop with a dashboard event stream open. Exits
+# non-zero with a message on any failure.
 #
 # Usage (as root): bash scripts/container-test.sh
 # Needs: podman, runc, debootstrap (apt-get install -y podman runc debootstrap), curl, node, npm.
@@ -205,14 +206,20 @@ http GET "$base/__admin/orders" "" "Bearer $admin_token"
 [ "$status" = 200 ] && [[ $body == *"$order"* ]] || die "GET /__admin/orders after the restart does not list $order ($status)"
 say "after the restart GET /orders/$order: same order, $order_status, item OK"
 
-# --- SIGTERM stops it cleanly -------------------------------------------------------------------
+# --- SIGTERM stops it cleanly, with a dashboard's event stream open ----------------------------
+curl -sN "$base/__admin/events?access_token=$admin_token" >"$work/events" 2>/dev/null &
+stream=$!
+for _ in $(seq 50); do grep -q 'event: hello' "$work/events" 2>/dev/null && break; sleep 0.1; done
+grep -q 'event: hello' "$work/events" || die "GET /__admin/events did not open: $(head -c 300 "$work/events")"
 t0=$(date +%s%N)
 pm stop -t 10 "$ctr" >/dev/null || die "podman stop failed"
 ms=$((($(date +%s%N) - t0) / 1000000))
 code=$(pm inspect --format '{{.State.ExitCode}}' "$ctr")
-[ "$code" = 0 ] || die "exit code $code after podman stop (SIGTERM), expected 0"
-[ "$ms" -lt 5000 ] || die "podman stop took $ms ms, expected under 5 s (SIGTERM ignored?)"
-say "podman stop (SIGTERM): exit code 0 in $ms ms"
+wait "$stream" 2>/dev/null || true
+[ "$code" = 0 ] || die "exit code $code after podman stop (SIGTERM) with an event stream open, expected 0"
+[ "$ms" -lt 5000 ] || die "podman stop took $ms ms with an event stream open, expected under 5 s"
+grep -q 'event: bye' "$work/events" || die "the event stream did not get its last 'bye' event: $(tail -c 300 "$work/events")"
+say "podman stop (SIGTERM) with a dashboard event stream open: exit code 0 in $ms ms, the stream told 'bye'"
 
 failed=0
 say "PASS (image $image, base $base_image)"

@@ -73,17 +73,24 @@ export function listenHint(err: NodeJS.ErrnoException, config: Pick<Config, 'por
   }
 }
 
+/** How long a stop waits for requests in flight before it closes their connections. */
+export const STOP_GRACE_MS = 5_000;
+
 /**
  * app.close() closes the idle keep-alive connections once, when it starts. A connection whose request
  * was still in flight goes idle later and would stay open for its keep-alive time (Fastify's 72 s),
  * holding the process up that long; so idle connections are closed as they appear until it is done.
+ * Requests still unanswered after the grace time (a client that never reads, a body that never ends)
+ * lose their connections: a stop stops. The dashboard's event streams end at once (a preClose hook).
  */
-async function closeGracefully(app: FastifyInstance): Promise<void> {
+async function closeGracefully(app: FastifyInstance, graceMs = STOP_GRACE_MS): Promise<void> {
   const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+  const cut = setTimeout(() => app.server.closeAllConnections(), graceMs);
   try {
     await app.close();
   } finally {
     clearInterval(sweep);
+    clearTimeout(cut);
   }
 }
 

@@ -48,10 +48,16 @@ export default async function dashboardRoutes(app: FastifyInstance) {
     if (changed.length === 0) return;
     for (const reply of watchers) if (reply.sse.isConnected) void reply.sse.send({ event: 'change', data: { topics: changed } }).catch(() => watchers.delete(reply));
   };
-  app.addHook('onClose', async () => {
+  // preClose, not onClose: the server waits for in-flight requests before onClose, and an open stream
+  // is one, so a stop would wait for every dashboard tab to close. A last `bye` event tells the page
+  // that the server is going away (it shows "server stopped" and waits for it to come back).
+  app.addHook('preClose', async () => {
     if (timer) clearInterval(timer);
-    for (const reply of watchers) reply.sse.close();
+    timer = null;
+    const open = [...watchers];
     watchers.clear();
+    await Promise.all(open.map((reply) => (reply.sse.isConnected ? reply.sse.send({ event: 'bye', data: { reason: 'the server is stopping' } }).catch(() => undefined) : undefined)));
+    for (const reply of open) reply.sse.close();
   });
 
   const EventsQuery = { type: 'object', properties: { access_token: { type: 'string', description: 'the admin token, for a browser EventSource (it cannot send headers)' } } } as const;
@@ -60,7 +66,7 @@ export default async function dashboardRoutes(app: FastifyInstance) {
     config: { docsOnly: { querystring: EventsQuery } },
     schema: {
       summary: 'Server-sent events: what changed (requests, state, faults)',
-      description: 'A `hello` event, then a `change` event with `{topics}` whenever the request journal, the stored state (orders, items, deliveries, receivers, the clock) or the faults change, at most four times a second. The dashboard listens to it and fetches what changed.',
+      description: 'A `hello` event, then a `change` event with `{topics}` whenever the request journal, the stored state (orders, items, deliveries, receivers, the clock) or the faults change, at most four times a second, and a last `bye` event when the server stops. The dashboard listens to it and fetches what changed.',
     },
   }, async (_request, reply) => {
     reply.sse.keepAlive();
