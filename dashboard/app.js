@@ -42,6 +42,9 @@ const span = (ms) => {
   }
   return parts.join(' ') || '0 s';
 };
+// Where a receiver comes from and how it signs: the same words as the server's banner.
+const receiverNote = (t) =>
+  `(${t.source === 'flag' ? 'from --webhook-url' : `stored by PUT /__admin/webhooks/config${t.set_at ? ` at ${t.set_at}` : ''}`}, ${t.signing === 'none' ? 'unsigned' : t.signing === 'own' ? 'signed with its own secret' : 'signed with --webhook-secret'})`;
 const statusClass = (n) => (n >= 500 ? 's5' : n >= 400 ? 's4' : n >= 300 ? 's3' : 's2');
 
 const VIEWS = ['Requests', 'Orders', 'Webhooks', 'Clock', 'Faults', 'Report'];
@@ -260,8 +263,8 @@ function Webhooks({ data, act }) {
     <div class="bar"><h2>Webhooks</h2></div>
     <h3>Receivers</h3>
     <ul class="receivers">
-      <li>default: ${r?.default ? html`<code>${r.default.url}</code> ${r.default.signed ? 'signed' : 'unsigned'}` : html`<span class="muted">none</span>`}</li>
-      ${Object.entries(r?.applications ?? {}).map(([a, t]) => html`<li>${a}: ${t ? html`<code>${t.url}</code> ${t.signed ? 'signed' : 'unsigned'}` : html`<span class="muted">none (the default does not apply)</span>`}</li>`)}
+      <li>default: ${r?.default ? html`<code>${r.default.url}</code> ${receiverNote(r.default)}` : html`<span class="muted">none</span>`}</li>
+      ${Object.entries(r?.applications ?? {}).map(([a, t]) => html`<li>${a}: <code>${t.url}</code> ${receiverNote(t)}</li>`)}
     </ul>
     <h3>Deliveries <span class="muted">(${data.deliveries.length}, newest first)</span></h3>
     ${data.deliveries.length === 0 && html`<p class="muted">No delivery yet: move an order item, or pay an order, with a receiver configured.</p>`}

@@ -183,29 +183,32 @@ export interface RedeliverAnswer {
 
 /** PUT /__admin/webhooks/config body. */
 export interface WebhookConfigInput {
-  /** http(s) URL (user:password in it sends Basic credentials); null removes the setting. */
+  /** http(s) URL (user:password in it sends Basic credentials); null removes the setting (back to the server-wide receiver, or to --webhook-url). */
   url: string | null;
+  /** Absent or null: signed with --webhook-secret when the server has one. */
   secret?: string | null;
   /** Only this application's receiver; absent: the default for all. */
   application?: string;
 }
 
-/** PUT /__admin/webhooks/config answer: the URL with any password hidden. */
-export interface WebhookConfigAnswer {
-  application: string | null;
-  url: string | null;
+/** A receiver and where it comes from; the URL with any password hidden. */
+export interface WebhookTargetInfo {
+  url: string;
+  /** 'flag': --webhook-url; 'stored': PUT /__admin/webhooks/config (at set_at). */
+  source: 'flag' | 'stored';
+  set_at: string | null;
+  /** 'own' secret, 'server' (--webhook-secret), or 'none'. */
+  signing: 'own' | 'server' | 'none';
   signed: boolean;
 }
 
-export interface WebhookTargetInfo {
-  url: string;
-  signed: boolean;
-}
+/** PUT /__admin/webhooks/config answer: the receiver that applies now to the application (or server-wide). */
+export type WebhookConfigAnswer = { application: string | null } & (WebhookTargetInfo | { url: null; source: null; set_at: null; signing: 'none'; signed: false });
 
 /** GET /__admin/webhooks/config */
 export interface WebhookConfigList {
   default: WebhookTargetInfo | null;
-  applications: Record<string, WebhookTargetInfo | null>;
+  applications: Record<string, WebhookTargetInfo>;
 }
 
 /** POST /__admin/webhooks/check body: a URL, or the receiver configured for an application (or all). */

@@ -6,7 +6,6 @@ import { buildCatalog } from './seed/catalog.js';
 import { loggerOptions } from './logging.js';
 import { createStore } from './store/index.js';
 import { VERSION } from './version.js';
-import { redactUrl } from './webhooks/url.js';
 
 export interface Running {
   app: FastifyInstance;
@@ -53,10 +52,21 @@ export async function startServer(config: Config, print: (line: string) => void 
     `  state file    ${config.db}`,
     `  seed          ${config.seed} (${catalog.activities.length} activities)`,
     `  sandbox login client_id sandbox-client, client_secret sandbox-secret`,
-    `  webhook URL   ${config.webhookUrl === null ? 'none' : redactUrl(config.webhookUrl)}`,
+    `  webhook URL   ${webhookLine(app)}`,
     `  headers       ${config.headerPrefix}Application (required), ${config.headerPrefix}Currency, ${config.headerPrefix}Market, ${config.headerPrefix}Version`,
   ]) print(line);
   return { app, url, origin, close: () => closeGracefully(app) };
+}
+
+/** Where webhooks go, and why: the flag, or a receiver stored by the control API (flags win at start). */
+function webhookLine(app: FastifyInstance): string {
+  const { default: d, applications } = app.webhooks.receivers();
+  const own = Object.keys(applications).length;
+  const apps = own === 0 ? '' : `; ${own} application${own === 1 ? ' has its' : 's have their'} own (GET /__admin/webhooks/config)`;
+  if (!d) return `none (set --webhook-url, or PUT /__admin/webhooks/config)${apps}`;
+  const from = d.source === 'flag' ? 'from --webhook-url' : `stored by PUT /__admin/webhooks/config at ${d.set_at ?? 'an earlier run'}`;
+  const signing = d.signing === 'none' ? 'unsigned' : d.signing === 'own' ? 'signed with its own secret' : 'signed with --webhook-secret';
+  return `${d.url} (${from}, ${signing})${apps}`;
 }
 
 /** The one line for a listen error the user can fix (a port in use, a port or address not allowed); null for others. */

@@ -168,3 +168,33 @@ t.test("an https webhook URL: the receiver's own certificate is trusted through 
 });
 
 /** A port that was free a moment ago: nothing listens there. */
+
+t.test('the banner names the webhook receiver that is used, and where it comes from', async (t) => {
+  const db = join(tempDir(t, 'banner-'), 'state.json');
+  // start() resolves at the banner's API line; the webhook line follows it.
+  const line = async (server: { stdout: () => string }) => {
+    for (let i = 0; i < 100 && !/webhook URL.*\n/.test(server.stdout()); i++) await new Promise((r) => setTimeout(r, 50));
+    return /webhook URL\s+(.*)/.exec(server.stdout())?.[1];
+  };
+  const first = await start(['--db', db]);
+  t.equal(await line(first), 'none (set --webhook-url, or PUT /__admin/webhooks/config)');
+  const put = await fetch(`${first.origin}/__admin/webhooks/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'http://127.0.0.1:9/stored' }) });
+  const setAt = (await put.json()).set_at as string;
+  await fetch(`${first.origin}/__admin/webhooks/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'http://127.0.0.1:9/acme', application: 'acme' }) });
+  first.child.kill('SIGTERM');
+  await first.exited;
+
+  const withFlag = await start(['--db', db, '--webhook-url', 'http://u:p@127.0.0.1:9/flag', '--webhook-secret', 's']);
+  t.equal(await line(withFlag), 'http://u:***@127.0.0.1:9/flag (from --webhook-url, signed with --webhook-secret); 1 application has its own (GET /__admin/webhooks/config)', 'the flag wins at start');
+  t.match(await (await fetch(`${withFlag.origin}/__admin/webhooks/config`)).json(), { default: { url: 'http://u:***@127.0.0.1:9/flag', source: 'flag' } }, 'GET /__admin/webhooks/config says the same');
+  // For all: drops the application's own.
+  await fetch(`${withFlag.origin}/__admin/webhooks/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'http://127.0.0.1:9/stored' }) });
+  withFlag.child.kill('SIGTERM');
+  await withFlag.exited;
+
+  const without = await start(['--db', db]);
+  t.match(await line(without), /^http:\/\/127\.0\.0\.1:9\/stored \(stored by PUT \/__admin\/webhooks\/config at \d{4}-\d\d-\d\dT[\d:.]+Z, unsigned\)$/, 'a stored receiver, with its time');
+  t.ok(setAt, 'the PUT answered the time it stored the receiver');
+  without.child.kill('SIGTERM');
+  await without.exited;
+});

@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import { clip, errorResponses, errors } from '../http/errors.js';
 import { checkReceiver, ReceiverUnreachable } from '../webhooks/check.js';
 import { ChaosSchema, chaosConfig } from '../webhooks/chaos.js';
-import { redactUrl, webhookUrlProblem } from '../webhooks/url.js';
+import { webhookUrlProblem } from '../webhooks/url.js';
 
 const DeliveriesQuery = Type.Object(
   {
@@ -17,8 +17,8 @@ const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 })
 
 const ConfigBody = Type.Object(
   {
-    url: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'http(s) URL; user:password sends Basic credentials; null drops the setting' }),
-    secret: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
+    url: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'http(s) URL; user:password sends Basic credentials; null drops the setting (back to the server-wide receiver, or to --webhook-url)' }),
+    secret: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'absent or null: signed with --webhook-secret when the server has one' })),
     application: Type.Optional(Type.String({ minLength: 1, description: 'only this application; absent: all of them' })),
   },
   { additionalProperties: false },
@@ -61,7 +61,8 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
     {
       schema: {
         summary: 'Set the webhook receiver',
-        description: 'URL and signing secret, of one application or of all; `url: null` drops the setting.',
+        description:
+          'URL and signing secret, of one application or of all (which drops the applications\' own). A receiver without its own secret is signed with --webhook-secret when the server has one. `url: null` drops the setting: an application goes back to the server-wide receiver, the server-wide receiver back to --webhook-url (or none).',
         body: ConfigBody,
         response: errorResponses({ 400: 'A bad URL, a secret without a URL, or a body that breaks its schema', 503: 'The state file did not take the write' }),
       },
@@ -74,7 +75,9 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
         throw errors.validation('body "secret" needs a "url"');
       }
       await app.webhooks.configure(application, url === null ? null : { url, secret: secret ?? null });
-      return { application: application ?? null, url: url === null ? null : redactUrl(url), signed: Boolean(url !== null && secret) };
+      // What applies now: after `url: null`, the receiver it falls back to.
+      const now = app.webhooks.receiver(application);
+      return { application: application ?? null, ...(now ?? { url: null, source: null, set_at: null, signing: 'none', signed: false }) };
     },
   );
 
@@ -129,12 +132,11 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
     }
   });
 
-  app.get('/webhooks/config', { schema: { summary: 'Read the webhook receivers', description: 'The default and those of each application; URLs without credentials.' } }, async () => {
-    const apps = app.store.applications().filter((a) => app.store.tenant(a).webhookConfig !== null);
-    const show = (t: { url: string; secret: string | null } | null) => (t ? { url: redactUrl(t.url), signed: t.secret !== null } : null);
-    return {
-      default: show(app.webhooks.defaultTarget()),
-      applications: Object.fromEntries(apps.map((a) => [a, show(app.store.tenant(a).webhookConfig)])),
-    };
-  });
+  app.get('/webhooks/config', {
+    schema: {
+      summary: 'Read the webhook receivers',
+      description:
+        'The server-wide receiver and those of each application, URLs without credentials, each with where it comes from (`source`: `flag` for --webhook-url, `stored` for a PUT, with `set_at`) and how it is signed (`signing`: `own` secret, `server` (--webhook-secret) or `none`).',
+    },
+  }, async () => app.webhooks.receivers());
 }

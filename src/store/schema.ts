@@ -37,7 +37,10 @@ export interface JournalEntry {
 }
 export interface WebhookConfig {
   url: string;
+  /** null: signed with --webhook-secret when the server has one, else unsigned. */
   secret: string | null;
+  /** When PUT /__admin/webhooks/config stored it (server clock); absent in files of earlier versions. */
+  set_at?: string;
 }
 
 /** An application's changes to an activity's destinations (PUT/DELETE), keyed by activity uuid. */
@@ -59,7 +62,7 @@ export interface Tenant {
   destinations: Record<string, DestinationChanges>;
   carts: Record<string, CartRecord>;
   orders: Record<string, OrderRecord>;
-  /** null: the server-wide --webhook-url applies. */
+  /** null: the server-wide receiver applies. */
   webhookConfig: WebhookConfig | null;
   deliveries: Record<string, DeliveryRecord>;
   journal: Record<string, JournalEntry>;
@@ -73,7 +76,8 @@ export interface ServerState {
   clock_offset_ms: number;
   /**
    * The webhook target of every application without its own, as PUT /__admin/webhooks/config without
-   * an application set it (null: none); absent, --webhook-url and --webhook-secret apply.
+   * an application set it; absent (or null, as earlier versions wrote "none"), --webhook-url applies.
+   * A start with --webhook-url drops it: flags win at start.
    */
   webhook_default?: WebhookConfig | null;
 }

@@ -4,20 +4,20 @@ import { ApiError, clip, errors } from '../http/errors.js';
 import { serializePayload, type OrderItemSnapshot } from './payload.js';
 import { signatureHeaders } from './signer.js';
 import { WebhookSender, type AttemptResult } from './sender.js';
-import { WebhookTargets, type WebhookTarget } from './targets.js';
+import { WebhookTargets, type ReceiverSource, type WebhookTarget } from './targets.js';
 import { logAttempt, receiverForLog, type AttemptLogger } from './attempt-log.js';
 import { ChaosSettings, type ChaosConfig, type ChaosMark, type ChaosSource } from './chaos.js';
 import { afterAttempt, compareDeliveries, DEFAULT_RETRY_SCHEDULE, listDeliveries, recordDelivery, retryDelays, type Delivery, type DeliveryAttempt, type DeliveryFilter } from './delivery.js';
 
-export type { WebhookTarget } from './targets.js';
+export type { ReceiverSource, WebhookTarget } from './targets.js';
 
 export interface DispatcherOptions {
   store: Store;
   /** The SERVER clock: attempt times and retry delays follow it, so moving it fast-forwards retries. */
   clock: Clock;
   headerPrefix: string;
-  /** --webhook-url / --webhook-secret: used by applications without their own configuration. */
-  defaultTarget?: WebhookTarget | null;
+  /** --webhook-url and --webhook-secret (see WebhookTargets for the rule they follow). */
+  flags?: { url: string | null; secret: string | null } | null;
   /** Delays between attempts (ISO 8601 durations or ms); after the last, the delivery fails. */
   schedule?: ReadonlyArray<string | number>;
   timeoutMs?: number;
@@ -89,7 +89,7 @@ export class WebhookDispatcher {
   constructor(private readonly opts: DispatcherOptions) {
     this.chaos = new ChaosSettings(opts.seed ?? 1);
     this.sender = new WebhookSender({ timeoutMs: opts.timeoutMs });
-    this.#targets = new WebhookTargets(opts.store, opts.defaultTarget);
+    this.#targets = new WebhookTargets(opts.store, opts.flags ?? { url: null, secret: null });
     this.#delays = retryDelays(opts.schedule ?? DEFAULT_RETRY_SCHEDULE);
     this.#wall = opts.wallClock ?? (() => new Date());
     this.#concurrency = opts.concurrency ?? 256;
@@ -98,6 +98,11 @@ export class WebhookDispatcher {
       this.#forget(app);
       this.chaos.clear(app);
     });
+  }
+
+  /** At start, before start(): --webhook-url replaces a server-wide receiver stored by an earlier run. */
+  applyFlags(): Promise<void> {
+    return this.#targets.start();
   }
 
   /** Indexes every delivery in the store and resumes the pending ones (after a restart). */
@@ -118,9 +123,19 @@ export class WebhookDispatcher {
     return this.#targets.default;
   }
 
+  /** Where webhooks go and why: the server-wide receiver and each application's own (GET /__admin/webhooks/config, the banner). */
+  receivers(): { default: ReceiverSource | null; applications: Record<string, ReceiverSource> } {
+    return { default: this.#targets.describeDefault(), applications: this.#targets.describeApplications() };
+  }
+
+  /** What applies to one application now, or (none given) the server-wide receiver. */
+  receiver(application?: string): ReceiverSource | null {
+    return this.#targets.describe(application);
+  }
+
   /** PUT /__admin/webhooks/config: one application, or (no application) the default for all, dropping per-application ones. */
   configure(application: string | undefined, target: WebhookTarget | null): Promise<void> {
-    return this.#targets.configure(application, target);
+    return this.#targets.configure(application, target, this.opts.clock.now());
   }
 
   /**

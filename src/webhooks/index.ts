@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { WebhookDispatcher, type DispatcherOptions } from './dispatcher.js';
 
-export { WebhookDispatcher, type WebhookTarget, type ReceiverGate, type DispatcherOptions } from './dispatcher.js';
+export { WebhookDispatcher, type ReceiverSource, type WebhookTarget, type ReceiverGate, type DispatcherOptions } from './dispatcher.js';
 export type { Delivery, DeliveryAttempt, DeliveryState } from './delivery.js';
 export { DEFAULT_RETRY_SCHEDULE } from './delivery.js';
 export type { OrderItemSnapshot, UpdateOrderItemPayload } from './payload.js';
@@ -24,12 +24,15 @@ async function webhooksPlugin(app: FastifyInstance, opts: WebhooksPluginOptions)
     clock: app.clock,
     headerPrefix: app.config.headerPrefix,
     seed: app.config.seed,
-    defaultTarget: app.config.webhookUrl ? { url: app.config.webhookUrl, secret: app.config.webhookSecret } : null,
+    flags: { url: app.config.webhookUrl, secret: app.config.webhookSecret },
     logger: app.log,
   });
   app.decorate('webhooks', dispatcher);
   // Pending deliveries of an earlier run resume once the app is ready.
-  app.addHook('onReady', async () => dispatcher.start());
+  app.addHook('onReady', async () => {
+    await dispatcher.applyFlags();
+    dispatcher.start();
+  });
   app.addHook('onClose', async () => dispatcher.close());
 }
 

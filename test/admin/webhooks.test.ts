@@ -82,7 +82,8 @@ t.test('PUT /__admin/webhooks/config per application or for all', async (t) => {
   const withCreds = rxA.url.replace('http://', 'http://user:pa55@');
   let res = await app.inject({ method: 'PUT', url: '/__admin/webhooks/config', payload: { url: withCreds, secret: 'k1', application: 'acme' } });
   t.equal(res.statusCode, 200);
-  t.same(res.json(), { application: 'acme', url: rxA.url.replace('http://', 'http://user:***@'), signed: true });
+  const acme = { url: rxA.url.replace('http://', 'http://user:***@'), source: 'stored', set_at: T0, signing: 'own', signed: true };
+  t.same(res.json(), { application: 'acme', ...acme });
   await app.webhooks.enqueue('acme', snapshot());
   await app.webhooks.idle();
   t.equal(rxA.received.length, 1);
@@ -91,10 +92,10 @@ t.test('PUT /__admin/webhooks/config per application or for all', async (t) => {
   t.equal(await app.webhooks.enqueue('beta', snapshot()), null, 'another application is not configured');
 
   res = await app.inject({ url: '/__admin/webhooks/config' });
-  t.same(res.json(), { default: null, applications: { acme: { url: rxA.url.replace('http://', 'http://user:***@'), signed: true } } });
+  t.same(res.json(), { default: null, applications: { acme } });
 
   res = await app.inject({ method: 'PUT', url: '/__admin/webhooks/config', payload: { url: rxB.url } });
-  t.same(res.json(), { application: null, url: rxB.url, signed: false });
+  t.same(res.json(), { application: null, url: rxB.url, source: 'stored', set_at: T0, signing: 'none', signed: false }, 'no secret anywhere: unsigned');
   await app.webhooks.enqueue('acme', snapshot());
   await app.webhooks.enqueue('beta', snapshot());
   await app.webhooks.idle();
@@ -102,26 +103,66 @@ t.test('PUT /__admin/webhooks/config per application or for all', async (t) => {
   t.equal(rxA.received.length, 1);
 
   res = await app.inject({ method: 'PUT', url: '/__admin/webhooks/config', payload: { url: null } });
-  t.same(res.json(), { application: null, url: null, signed: false });
+  t.same(res.json(), { application: null, url: null, source: null, set_at: null, signing: 'none', signed: false }, 'no flag to go back to: none');
   t.equal(await app.webhooks.enqueue('acme', snapshot()), null);
 });
 
-t.test('the configuration for all survives a restart, and beats the flags it replaced', async (t) => {
-  const file = join(tempDir(t), 'state.json');
-  const flags = { webhookUrl: 'http://127.0.0.1:9/from-flags' };
-  const first = await buildWebhookApp({ config: flags, store: await createStore(file) });
-  t.equal((await first.inject({ method: 'PUT', url: '/__admin/webhooks/config', payload: { url: 'http://127.0.0.1:9/from-control', secret: 's' } })).statusCode, 200);
-  // No close: what a kill -9 leaves.
-  const second = await buildWebhookApp({ config: flags, store: await createStore(file) });
+t.test('one rule for where webhooks go: flags win at start, a stored receiver after it is set, null goes back to the flag', async (t) => {
+  const rxFlag = await startReceiver();
+  const rxStored = await startReceiver();
   t.teardown(async () => {
-    await second.close();
-    await first.close();
+    await rxFlag.close();
+    await rxStored.close();
   });
-  t.same((await second.inject({ url: '/__admin/webhooks/config' })).json().default, { url: 'http://127.0.0.1:9/from-control', signed: true });
-  await second.inject({ method: 'PUT', url: '/__admin/webhooks/config', payload: { url: null } });
-  const third = await buildWebhookApp({ config: flags, store: await createStore(file) });
-  t.teardown(() => third.close());
-  t.equal((await third.inject({ url: '/__admin/webhooks/config' })).json().default, null, 'switched off for all stays off');
+  const file = join(tempDir(t), 'state.json');
+  const flags = { webhookUrl: rxFlag.url, webhookSecret: 'server-secret' };
+  type App = Awaited<ReturnType<typeof buildWebhookApp>>;
+  let running: App | null = null;
+  t.teardown(() => running?.close());
+  // A restart: the running server stops, another starts on its state file.
+  const start = async (config: Record<string, unknown>) => {
+    await running?.close();
+    running = await buildWebhookApp({ config, store: await createStore(file), clock: fixedClock(T0) });
+    return running;
+  };
+  const config = async (app: App) => (await app.inject({ url: '/__admin/webhooks/config' })).json();
+  const deliver = async (app: App, application: string) => {
+    await app.webhooks.enqueue(application, snapshot());
+    await app.webhooks.idle();
+  };
+
+  // A run without flags stores a receiver for all.
+  const first = await start({});
+  await first.inject({ method: 'PUT', url: '/__admin/webhooks/config', payload: { url: rxStored.url } });
+  // A restart with --webhook-url and --webhook-secret: the flags win.
+  const second = await start(flags);
+  t.same((await config(second)).default, { url: rxFlag.url, source: 'flag', set_at: null, signing: 'server', signed: true }, 'the flag, as the banner says');
+  await deliver(second, 'acme');
+  t.equal(rxFlag.received.length, 1, 'delivered where GET /__admin/webhooks/config says');
+  t.equal(rxStored.received.length, 0, 'not to the receiver stored by the earlier run');
+  t.ok(rxFlag.received[0]!.headers['x-service-signature'], 'signed with --webhook-secret');
+
+  // A PUT then wins until the next start with the flag; without its own secret it is signed with the server's.
+  let res = await second.inject({ method: 'PUT', url: '/__admin/webhooks/config', payload: { url: rxStored.url } });
+  t.same(res.json(), { application: null, url: rxStored.url, source: 'stored', set_at: T0, signing: 'server', signed: true });
+  await deliver(second, 'acme');
+  t.equal(rxStored.received.length, 1, 'the stored receiver took over');
+  t.ok(rxStored.received[0]!.headers['x-service-signature'], 'a receiver without its own secret is signed with the server secret');
+
+  // An application's own receiver without a secret is signed with the server's secret too.
+  res = await second.inject({ method: 'PUT', url: '/__admin/webhooks/config', payload: { url: rxFlag.url, application: 'beta' } });
+  t.match(res.json(), { application: 'beta', url: rxFlag.url, source: 'stored', signing: 'server', signed: true });
+  await deliver(second, 'beta');
+  t.ok(rxFlag.received[1]!.headers['x-service-signature'], "the application's own receiver is signed with the server secret");
+
+  // null: back to the flag.
+  res = await second.inject({ method: 'PUT', url: '/__admin/webhooks/config', payload: { url: null } });
+  t.match(res.json(), { application: null, url: rxFlag.url, source: 'flag' }, 'url null goes back to --webhook-url');
+
+  // A stored receiver survives a restart without the flag.
+  await second.inject({ method: 'PUT', url: '/__admin/webhooks/config', payload: { url: rxStored.url, secret: 'own' } });
+  const third = await start({});
+  t.same((await config(third)).default, { url: rxStored.url, source: 'stored', set_at: T0, signing: 'own', signed: true }, 'kept over a restart without flags');
 });
 
 t.test('PUT /__admin/webhooks/config refuses bad input with 400 {code, message}', async (t) => {

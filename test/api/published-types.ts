@@ -6,7 +6,8 @@ import type { Fault as ServerFault } from '../../src/http/faults.js';
 import type { UpdateOrderItemPayload } from '../../src/webhooks/payload.js';
 import type { Delivery, DeliveryAttempt as ServerAttempt } from '../../src/webhooks/delivery.js';
 import type { Report } from '../../src/report/index.js';
-import type { DeliveryAttempt, Fault, IntegrationReport, JournalEntry, WebhookDelivery, WebhookPayload } from '../../src/index.js';
+import type { ReceiverSource } from '../../src/webhooks/targets.js';
+import type { DeliveryAttempt, Fault, IntegrationReport, JournalEntry, WebhookDelivery, WebhookPayload, WebhookTargetInfo } from '../../src/index.js';
 
 /** true only when A and B are assignable both ways. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -17,6 +18,7 @@ export const inSync: [
   Same<WebhookPayload, UpdateOrderItemPayload>,
   Same<DeliveryAttempt, ServerAttempt>,
   Same<WebhookDelivery, Delivery>,
+  Same<WebhookTargetInfo, ReceiverSource>,
   // The server's report is narrower (its ids and step names are unions): it must fit the published one.
   Report extends IntegrationReport ? true : false,
-] = [true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true];

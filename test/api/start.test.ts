@@ -84,9 +84,9 @@ t.test('every control client method against a listening server', async (t) => {
   t.match(await control.clock.set(new Date('2026-01-15T10:00:00Z')), { now: /^2026-01-15T10:00/ });
   await rejectsWith(t, control.clock.advance('two hours'), 400, '0', /advance/);
 
-  t.same(await control.webhooks.config({ url: hook }), { application: null, url: hook, signed: false });
-  t.same(await control.webhooks.config({ url: hook, secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0', application: 'shop' }), { application: 'shop', url: hook, signed: true });
-  t.same(await control.webhooks.getConfig(), { default: { url: hook, signed: false }, applications: { shop: { url: hook, signed: true } } });
+  t.match(await control.webhooks.config({ url: hook }), { application: null, url: hook, source: 'stored', signing: 'none', signed: false });
+  t.match(await control.webhooks.config({ url: hook, secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0', application: 'shop' }), { application: 'shop', url: hook, signing: 'own', signed: true });
+  t.match(await control.webhooks.getConfig(), { default: { url: hook, source: 'stored', signed: false }, applications: { shop: { url: hook, source: 'stored', signed: true } } });
   await rejectsWith(t, control.webhooks.config({ url: 'ftp://nope' }), 400, '0');
   t.same(await control.webhooks.chaos.set({ application: 'other', duplicate: 0.5 }), { application: 'other', duplicate: 0.5, reorder: false, delay_ms: [0, 0], fail_first: 0 });
   t.same((await control.webhooks.chaos.get()).applications, { other: { duplicate: 0.5, reorder: false, delay_ms: [0, 0], fail_first: 0 } });

@@ -10,7 +10,7 @@ t.test('receiver-down: attempts fail while the run has the receiver down, then t
   const rx = await startReceiver();
   const clock = fixedClock(T0);
   const store = await createStore('memory');
-  const d = new WebhookDispatcher({ store, clock, headerPrefix: 'X-Service-', defaultTarget: { url: rx.url, secret: null } });
+  const d = new WebhookDispatcher({ store, clock, headerPrefix: 'X-Service-', flags: { url: rx.url, secret: null } });
   t.teardown(async () => {
     await d.close();
     await rx.close();

@@ -20,7 +20,7 @@ async function dispatcher(t: Test, url: string, opts: Partial<DispatcherOptions>
     warn: (obj: object, msg: string) => void lines.push({ level: 'warn', obj: obj as Record<string, unknown>, msg }),
   };
   const clock = fixedClock(T0);
-  const d = new WebhookDispatcher({ store: await createStore('memory'), clock, headerPrefix: 'X-Service-', defaultTarget: { url, secret: 's' }, timeoutMs: 500, logger, ...opts });
+  const d = new WebhookDispatcher({ store: await createStore('memory'), clock, headerPrefix: 'X-Service-', flags: { url, secret: 's' }, timeoutMs: 500, logger, ...opts });
   d.start();
   t.teardown(() => d.close());
   return { d, clock, lines };

@@ -10,7 +10,7 @@ const APP = 'acme';
 async function setup(t: Test, seed = 1) {
   const rx = await startReceiver();
   const clock = fixedClock(T0);
-  const d = new WebhookDispatcher({ store: await createStore('memory'), clock, headerPrefix: 'X-Service-', defaultTarget: { url: rx.url, secret: 'shh' }, timeoutMs: 500, seed, schedule: [1000, 1000, 1000] });
+  const d = new WebhookDispatcher({ store: await createStore('memory'), clock, headerPrefix: 'X-Service-', flags: { url: rx.url, secret: 'shh' }, timeoutMs: 500, seed, schedule: [1000, 1000, 1000] });
   d.start();
   t.teardown(async () => {
     await d.close();

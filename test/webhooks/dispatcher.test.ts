@@ -16,7 +16,7 @@ async function setup(t: Test, answer: (r: Received, i: number) => Answer, opts: 
   const rx = await startReceiver(answer);
   const clock = fixedClock(T0);
   const store = await createStore('memory');
-  const d = new WebhookDispatcher({ store, clock, headerPrefix: 'X-Service-', defaultTarget: { url: rx.url, secret: 'shh' }, timeoutMs: 200, ...opts });
+  const d = new WebhookDispatcher({ store, clock, headerPrefix: 'X-Service-', flags: { url: rx.url, secret: 'shh' }, timeoutMs: 200, ...opts });
   d.start();
   t.teardown(async () => {
     await d.close();
@@ -36,7 +36,7 @@ async function withServer(t: Test, handler: http.RequestListener) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   const store = await createStore('memory');
-  const d = new WebhookDispatcher({ store, clock: fixedClock(T0), headerPrefix: 'X-Service-', defaultTarget: { url, secret: null } });
+  const d = new WebhookDispatcher({ store, clock: fixedClock(T0), headerPrefix: 'X-Service-', flags: { url, secret: null } });
   t.teardown(async () => {
     await d.close();
     server.closeAllConnections();
@@ -195,7 +195,7 @@ t.test('configure for all replaces the default and drops per-application setting
     await rxB.close();
   });
   const store = await createStore('memory');
-  const d = new WebhookDispatcher({ store, clock: fixedClock(T0), headerPrefix: 'X-Service-', defaultTarget: { url: rxA.url, secret: null } });
+  const d = new WebhookDispatcher({ store, clock: fixedClock(T0), headerPrefix: 'X-Service-', flags: { url: rxA.url, secret: null } });
   t.teardown(() => d.close());
   await d.configure('other', { url: rxB.url, secret: 'x' });
   t.same(d.target('other'), { url: rxB.url, secret: 'x' });
@@ -261,7 +261,7 @@ t.test('list filters by application and order item', async (t) => {
 t.test('with a real clock, a timer fires the retry when it is due', async (t) => {
   const rx = await startReceiver((_r, i) => (i === 0 ? 500 : 200));
   const store = await createStore('memory');
-  const d = new WebhookDispatcher({ store, clock: systemClock(), headerPrefix: 'X-Service-', defaultTarget: { url: rx.url, secret: null }, schedule: [60] });
+  const d = new WebhookDispatcher({ store, clock: systemClock(), headerPrefix: 'X-Service-', flags: { url: rx.url, secret: null }, schedule: [60] });
   t.teardown(async () => {
     await d.close();
     await rx.close();
@@ -297,7 +297,7 @@ t.test('closing during an attempt ends it at once and leaves the delivery pendin
   const rx = await startReceiver(() => 'hang');
   t.teardown(() => rx.close());
   const store = await createStore('memory');
-  const d = new WebhookDispatcher({ store, clock: fixedClock(T0), headerPrefix: 'X-Service-', defaultTarget: { url: rx.url, secret: null } });
+  const d = new WebhookDispatcher({ store, clock: fixedClock(T0), headerPrefix: 'X-Service-', flags: { url: rx.url, secret: null } });
   d.start();
   const { id } = (await d.enqueue(APP, snapshot()))!;
   while (rx.received.length === 0) await new Promise((r) => setTimeout(r, 5));
@@ -328,7 +328,7 @@ t.test('closing saves the attempts whose answers already arrived', async (t) => 
   const rx = await startReceiver(() => 200);
   t.teardown(() => rx.close());
   const store = await createStore('memory');
-  const d = new WebhookDispatcher({ store, clock: fixedClock(T0), headerPrefix: 'X-Service-', defaultTarget: { url: rx.url, secret: null } });
+  const d = new WebhookDispatcher({ store, clock: fixedClock(T0), headerPrefix: 'X-Service-', flags: { url: rx.url, secret: null } });
   let answered!: () => void;
   const answer = new Promise<void>((resolve) => (answered = resolve));
   const send = d.sender.send.bind(d.sender);
