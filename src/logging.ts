@@ -1,6 +1,6 @@
 import type { FastifyServerOptions } from 'fastify';
 import type { Config, LogFormat } from './config.js';
-import { requestLine, requestSummary } from './http/request-logging.js';
+import { requestForLog, requestLine, requestSummary } from './http/request-logging.js';
 
 /**
  * Keys of structured data whose line's message already says it all: JSON lines keep them for
@@ -36,7 +36,9 @@ export interface LoggerSetup {
 export async function loggerOptions(config: Config, setup: LoggerSetup = {}): Promise<NonNullable<FastifyServerOptions['logger']>> {
   const out = setup.destination ?? process.stdout;
   const isTTY = out.isTTY === true;
-  if (logFormat(config, isTTY) === 'json' || config.logLevel === 'silent') return setup.destination ? { level: config.logLevel, stream: setup.destination } : { level: config.logLevel };
+  // Secrets never reach a log line: query values such as ?access_token= are hidden (headers are not logged).
+  const serializers = { req: requestForLog };
+  if (logFormat(config, isTTY) === 'json' || config.logLevel === 'silent') return { level: config.logLevel, serializers, ...(setup.destination ? { stream: setup.destination } : {}) };
   const { prettyFactory } = (await import('pino-pretty')).default;
   const prettify = prettyFactory({
     colorize: useColor(isTTY, setup.env),
@@ -47,7 +49,7 @@ export async function loggerOptions(config: Config, setup: LoggerSetup = {}): Pr
   });
   return {
     level: config.logLevel,
-    serializers: { res: requestSummary(config.headerPrefix) },
+    serializers: { ...serializers, res: requestSummary(config.headerPrefix) },
     hooks: {
       // The request's end says everything its start did: only that line is written.
       logMethod(args, method) {

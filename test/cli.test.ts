@@ -198,3 +198,23 @@ t.test('the banner names the webhook receiver that is used, and where it comes f
   without.child.kill('SIGTERM');
   await without.exited;
 });
+
+t.test("a run's logs never hold the admin token or a partner's token", async (t) => {
+  const secret = 'adm1n-t0ken-for-grep';
+  for (const format of ['json', 'pretty']) {
+    const server = await start(['--admin-token', secret, '--log-level', 'info', '--log-format', format]);
+    const events = new AbortController();
+    await fetch(`${server.origin}/__admin/events?access_token=${secret}`, { signal: events.signal }).catch(() => undefined);
+    events.abort();
+    await fetch(`${server.origin}/__admin/orders`, { headers: { authorization: `Bearer ${secret}` } });
+    const login = await fetch(`${server.url}/login`, { method: 'POST', headers: { 'x-service-application': 'grep', 'content-type': 'application/json' }, body: JSON.stringify({ client_id: 'sandbox-client', client_secret: 'sandbox-secret', grant_type: 'client_credentials' }) });
+    const token = ((await login.json()) as { access_token: string }).access_token;
+    await fetch(`${server.url}/orders?access_token=${token}`, { headers: { 'x-service-application': 'grep', authorization: `Bearer ${token}` } });
+    server.child.kill('SIGTERM');
+    await server.exited;
+    const logs = server.stdout() + server.stderr();
+    t.match(logs, /access_token=\*\*\*/, `${format}: the requests were logged, the token's value hidden`);
+    // (The banner does show the built-in sandbox client's secret: it is public, the same for everyone.)
+    for (const s of [secret, token]) t.notOk(logs.includes(s), `${format}: ${s.slice(0, 12)}… is not in the logs`);
+  }
+});

@@ -60,6 +60,31 @@ class LazyChild {
   }
 }
 
+/**
+ * Query values that are secrets: the admin token as an EventSource sends it (`?access_token=`), and
+ * what a client might put in a query by mistake. A fixed pattern, linear on any input.
+ */
+const SECRET_QUERY = /([?&](?:access_token|token|client_secret|secret|password|api_key|apikey)=)[^&#]*/gi;
+
+/** A request URL fit for a log: secret query values as `***`. */
+export function redactQuery(url: string): string {
+  return url.includes('?') ? url.replace(SECRET_QUERY, '$1***') : url;
+}
+
+type RawRequest = { method?: string; url?: string; headers?: Record<string, unknown>; host?: string; ip?: string; socket?: { remotePort?: number } };
+
+/** Fastify's own `req` serializer (the "incoming request" line), with the URL's secrets hidden. */
+export function requestForLog(req: RawRequest) {
+  return {
+    method: req.method,
+    url: req.url === undefined ? undefined : redactQuery(req.url),
+    version: req.headers?.['accept-version'] as string | undefined,
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
+}
+
 /** What a "request completed" line carries in pretty mode: enough for the one-line summary. */
 export type RequestSummary = {
   statusCode: number;
@@ -83,7 +108,7 @@ export function requestSummary(headerPrefix: string): (reply: Partial<FastifyRep
     return {
       statusCode: reply.statusCode,
       method: request.method,
-      url: request.url,
+      url: redactQuery(request.url),
       ...(typeof application === 'string' && application !== '' ? { application } : {}),
     };
   };

@@ -71,3 +71,16 @@ t.test('colour: on a terminal, off with NO_COLOR, forced with FORCE_COLOR', asyn
   t.equal(useColor(false, { FORCE_COLOR: '1' }), true);
   t.equal(useColor(true, { FORCE_COLOR: '0' }), false);
 });
+
+t.test('secrets never reach the log: query tokens are hidden in every format', async (t) => {
+  for (const logFormat of ['json', 'pretty'] as const) {
+    const { app, lines } = await appWithLogs(t, { logFormat, adminToken: 'adm1n-t0ken-value' });
+    await app.inject({ url: '/__admin/orders?access_token=adm1n-t0ken-value' });
+    await app.inject({ url: '/api/v3/currencies?x=1&client_secret=sandbox-secret&token=tok3n', headers: { 'x-service-application': 'shop', authorization: 'Bearer partner-tok3n' } });
+    const all = lines().join('\n');
+    t.ok(lines().length >= 2, `${logFormat}: the requests were logged`);
+    for (const secret of ['adm1n-t0ken-value', 'sandbox-secret', 'tok3n']) t.notOk(all.includes(secret), `${logFormat}: ${secret} is not in the log`);
+    t.match(all, /access_token=\*\*\*/, `${logFormat}: the parameter is named, its value hidden`);
+    t.match(all, /x=1&client_secret=\*\*\*&token=\*\*\*/, `${logFormat}: other parameters stay`);
+  }
+});
