@@ -24,7 +24,7 @@ import orderItems from './booking/order-items.js';
 import adminRoutes from './admin/index.js';
 import adminDocs from './admin/docs.js';
 import storePlugin, { createStore, type Store } from './store/index.js';
-import authRoutes from './auth/index.js';
+import authRoutes, { clientsPlugin } from './auth/index.js';
 import webhooksPlugin, { type WebhooksPluginOptions } from './webhooks/index.js';
 import scenariosPlugin from './scenarios/index.js';
 import { VERSION } from './version.js';
@@ -106,6 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   installJsonBodyParser(app);
   await app.register(storePlugin, { store: deps.store ?? (await createStore('memory')) });
+  await app.register(clientsPlugin);
   await app.register(orderItems);
   await app.register(scenariosPlugin);
   await app.register(webhooksPlugin, deps.webhooks ?? {});

@@ -336,6 +336,28 @@ export interface IntegrationReport {
   };
 }
 
+/** POST /__admin/clients body. */
+export interface ClientInput {
+  /** The application values the client may log in with. */
+  applications: string[];
+  scopes: Array<'no-payment' | 'order-item-cancellation' | 'comment'>;
+  name?: string;
+}
+
+/** A registered partner client, as listed (no secret). */
+export interface RegisteredClientInfo {
+  client_id: string;
+  name: string | null;
+  applications: string[];
+  scopes: Array<'no-payment' | 'order-item-cancellation' | 'comment'>;
+  created_at: string;
+}
+
+/** POST /__admin/clients answer: the only time the secret is shown. */
+export interface ClientRegistration extends RegisteredClientInfo {
+  client_secret: string;
+}
+
 export interface ControlClient {
   /** The control API's URL, e.g. `http://127.0.0.1:8080/__admin`. */
   readonly url: string;
@@ -378,6 +400,13 @@ export interface ControlClient {
   report(application?: string): Promise<IntegrationReport>;
   /** Open even when the server has an admin token. */
   health(): Promise<HealthAnswer>;
+  /** Partner clients for a shared sandbox (--shared): POST /login takes them for their applications. */
+  clients: {
+    register(input: ClientInput): Promise<ClientRegistration>;
+    list(): Promise<{ clients: RegisteredClientInfo[] }>;
+    /** The client can no longer log in; its tokens stop working. */
+    revoke(clientId: string): Promise<void>;
+  };
 }
 
 export interface ControlClientOptions {
@@ -495,5 +524,10 @@ export function createControlClient(controlUrl: string, options: ControlClientOp
     clearRequests: (application) => call('DELETE', '/requests', { query: { application } }),
     report: (application) => call('GET', '/report', { query: { application } }),
     health: () => call('GET', '/health'),
+    clients: {
+      register: (input) => call('POST', '/clients', { body: input }),
+      list: () => call('GET', '/clients'),
+      revoke: (clientId) => call('DELETE', `/clients/${seg(clientId)}`),
+    },
   };
 }

@@ -47,6 +47,8 @@ export interface MockServerConfig {
   report: 'on' | 'off';
   /** --admin-token: the control API then needs Authorization: Bearer <token> (health stays open). */
   adminToken: string | null;
+  /** --shared: no built-in sandbox-client; partners log in with clients registered through POST /__admin/clients (needs adminToken). */
+  shared: boolean;
 }
 
 /** The server's settings (an alias of MockServerConfig). */

@@ -34,6 +34,7 @@ const TAGS = [
   { name: 'faults', description: 'Injected errors and delays on the partner API' },
   { name: 'requests', description: 'The journal of partner API requests' },
   { name: 'report', description: 'The integration report' },
+  { name: 'clients', description: 'Partner clients registered for POST /login (a shared sandbox)' },
   { name: 'events', description: 'What changed, as server-sent events (the dashboard at /__admin/ui listens)' },
 ];
 const TAG_OF_SEGMENT: Record<string, string> = { 'order-items': 'orders' };

@@ -9,6 +9,7 @@ import faultRoutes from './faults.js';
 import orderAdminRoutes from './orders.js';
 import { VERSION } from '../version.js';
 import clockRoutes from './clock.js';
+import clientRoutes from './clients.js';
 import resetRoutes from './reset.js';
 import webhookAdminRoutes from './webhooks.js';
 import scenarioAdminRoutes from './scenarios.js';
@@ -54,5 +55,6 @@ export default async function adminRoutes(app: FastifyInstance) {
   await app.register(reportRoutes);
   await app.register(faultRoutes);
   await app.register(orderAdminRoutes);
+  await app.register(clientRoutes);
   await app.register(dashboardRoutes);
 }

@@ -9,7 +9,10 @@ export type Scope = (typeof SCOPES)[number];
 /** An OAuth client the sandbox accepts at POST /login. */
 export interface Client {
   clientId: string;
-  secret: string;
+  /** The secret of a fixture client; null for a registered one, whose secret only the digest knows. */
+  secret: string | null;
+  /** A registered client's secret: SHA-256, hex. */
+  secretSha256?: string;
   scopes: Scope[];
   /** Application values the client may log in with; '*' is any. */
   applications: '*' | string[];

@@ -70,6 +70,19 @@ export interface Tenant {
   counters: Record<string, number>;
 }
 
+/** A partner registered through POST /__admin/clients; its secret is kept only as a digest. */
+export interface RegisteredClient {
+  client_id: string;
+  /** SHA-256 of the secret, hex. */
+  secret_sha256: string;
+  name: string | null;
+  /** The application values it may log in with. */
+  applications: string[];
+  scopes: Array<'no-payment' | 'order-item-cancellation' | 'comment'>;
+  /** Server clock. */
+  created_at: string;
+}
+
 /** Server-wide state that is no application's: what a restart must not forget. */
 export interface ServerState {
   /** How far POST /__admin/clock moved the server clock from real time, in ms. */
@@ -80,6 +93,8 @@ export interface ServerState {
    * A start with --webhook-url drops it: flags win at start.
    */
   webhook_default?: WebhookConfig | null;
+  /** Partners registered through POST /__admin/clients, by client_id. */
+  clients?: Record<string, RegisteredClient>;
 }
 
 export interface State {
@@ -158,5 +173,6 @@ function problemInServer(raw: Record<string, unknown>): string | null {
   if (typeof s.clock_offset_ms !== 'number' || !Number.isFinite(s.clock_offset_ms)) return '"server.clock_offset_ms" must be a number';
   const hook = s.webhook_default;
   if (hook !== undefined && hook !== null && (!isObject(hook) || typeof hook.url !== 'string')) return '"server.webhook_default" must be null or {url, secret}';
+  if (s.clients !== undefined && !isObject(s.clients)) return '"server.clients" must be an object';
   return null;
 }

@@ -7,7 +7,8 @@ import type { UpdateOrderItemPayload } from '../../src/webhooks/payload.js';
 import type { Delivery, DeliveryAttempt as ServerAttempt } from '../../src/webhooks/delivery.js';
 import type { Report } from '../../src/report/index.js';
 import type { ReceiverSource } from '../../src/webhooks/targets.js';
-import type { DeliveryAttempt, Fault, IntegrationReport, JournalEntry, WebhookDelivery, WebhookPayload, WebhookTargetInfo } from '../../src/index.js';
+import type { ListedClient, Registration } from '../../src/auth/registry.js';
+import type { DeliveryAttempt, Fault, IntegrationReport, JournalEntry, WebhookDelivery, WebhookPayload, WebhookTargetInfo, RegisteredClientInfo, ClientRegistration } from '../../src/index.js';
 
 /** true only when A and B are assignable both ways. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -19,6 +20,8 @@ export const inSync: [
   Same<DeliveryAttempt, ServerAttempt>,
   Same<WebhookDelivery, Delivery>,
   Same<WebhookTargetInfo, ReceiverSource>,
+  Same<RegisteredClientInfo, ListedClient>,
+  Same<ClientRegistration, Registration>,
   // The server's report is narrower (its ids and step names are unions): it must fit the published one.
   Report extends IntegrationReport ? true : false,
-] = [true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true];
