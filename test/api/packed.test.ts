@@ -111,6 +111,7 @@ t.test('packed, installed and imported by name: starts, answers, is controlled, 
     t.ok(listing.includes(file), `the tarball holds ${file}`);
   }
   t.notOk(listing.some((f) => f.startsWith('package/src/') || f.endsWith('.tsbuildinfo')), 'no sources, no build info');
+  t.same(listing.filter((f) => f.endsWith('.map')), [], 'no source maps (the package build leaves them out)');
 
   // A user's project: an ES module package with the tarball installed from the npm cache.
   const app = join(dir, 'app');
