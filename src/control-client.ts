@@ -1,12 +1,12 @@
 /**
- * A typed client of the control API (`/__admin`, README "Control API"), over Node's global fetch.
+ * A typed client of the control API (`/__admin`, docs/control-api.md), over Node's global fetch.
  * Every method sends one request and resolves to the answer's parsed JSON body as the server wrote
  * it; a non-2xx answer rejects with a ControlApiError carrying the status and the body's code and
  * message. The types here are written out on purpose (not imported from the server's sources), so
  * the package's published declarations stand alone.
  */
 
-/** The order-item statuses of the lifecycle (README "Order-item lifecycle and webhooks"). */
+/** The order-item statuses of the lifecycle (docs/webhooks.md, Lifecycle). */
 export type OrderItemStatus = 'PENDING' | 'OK' | 'KO' | 'CANCELLATION_ERROR' | 'REFUND_STARTED' | 'REFUNDED';
 
 /** GET /__admin/health */
@@ -220,14 +220,14 @@ export interface WebhookCheckInput {
   application?: string;
 }
 
-/** POST /__admin/webhooks/check answer (README "Checking your receiver"). */
+/** POST /__admin/webhooks/check answer (docs/webhooks.md, Checking your receiver). */
 export interface WebhookCheckReport {
   receiver: string;
   passed: boolean;
   checks: Array<{ id: string; title: string; result: 'passed' | 'failed' | 'skipped'; sent: string[]; got: string[]; advice: string }>;
 }
 
-/** PUT /__admin/webhooks/chaos body (README "Chaos on demand"). */
+/** PUT /__admin/webhooks/chaos body (docs/webhooks.md, Chaos on demand). */
 export interface ChaosInput {
   application?: string;
   /** 0..1: share of delivered webhooks sent a second time. */
@@ -312,7 +312,7 @@ export interface ReportExample {
 }
 
 export interface ReportFinding {
-  /** Stable: README "The integration report" lists every id. */
+  /** Stable: docs/report.md lists every id. */
   id: string;
   severity: 'error' | 'warning' | 'info';
   message: string;

@@ -13,7 +13,7 @@ export * from './control-client.js';
 // Fastify types, so a project without @types/node (or with skipLibCheck off) compiles against them.
 
 /**
- * Every setting of the CLI (README "Flags, env and config file"), by its camelCase name. Kept the
+ * Every setting of the CLI (docs/flags-and-config.md), by its camelCase name. Kept the
  * same as the server's Config by asPublished() below: a setting added there and not here fails the typecheck.
  */
 export interface MockServerConfig {

@@ -18,7 +18,7 @@ export interface Client {
   applications: '*' | string[];
 }
 
-/** Built in, shown in README and the start-up banner: every partner scope, any application. */
+/** Built in, shown in docs/booking-flow.md (Authentication) and the start-up banner: every partner scope, any application. */
 export const SANDBOX_CLIENT: Client = Object.freeze({
   clientId: 'sandbox-client',
   secret: 'sandbox-secret',

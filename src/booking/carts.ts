@@ -104,7 +104,7 @@ export function cartView(app: FastifyInstance, request: FastifyRequest) {
       product_identifier: x.product_identifier,
       quantity: x.quantity,
       status: 'PREBOOK_OK',
-      // Absent, not null, without a language: the vendor's schema has no null here (README, fidelity).
+      // Absent, not null, without a language: the vendor's schema has no null here (docs/api-and-fidelity.md, Fidelity).
       ...(x.language ? { language: { code: x.language, name: lang ? tr(lang.name, ctx.lang) : x.language } } : {}),
       pickup: x.pickup,
       is_gift_redeem: false,

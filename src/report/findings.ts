@@ -1,5 +1,5 @@
 /**
- * What the integration report can find in a partner's client (README "The integration report"
+ * What the integration report can find in a partner's client (docs/report.md
  * documents each id). A finding's id is stable: CI jobs and people refer to it.
  */
 export type Severity = 'error' | 'warning' | 'info';

@@ -23,7 +23,7 @@ async function receiver(behaviour: Behaviour) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, close: () => new Promise((r) => (server.closeAllConnections(), server.close(r))) };
 }
 
-/** The receiver README describes: vendor signature with a 5-minute window, Basic credentials, dedupe, newest version wins. */
+/** The receiver docs/webhooks.md describes: vendor signature with a 5-minute window, Basic credentials, dedupe, newest version wins. */
 const careful: Behaviour = (req, body) => {
   if (req.headers.authorization !== `Basic ${Buffer.from('partner:pa55').toString('base64')}`) return 401;
   const sig = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(req.headers['x-service-signature'] ?? ''));
