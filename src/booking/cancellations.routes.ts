@@ -9,12 +9,8 @@ import { durationToMs, formatDuration, parseDuration } from '../time/duration.js
 import { resolve } from './carts.js';
 import { moveItem, sendAll } from './lifecycle.js';
 import { orderItemOf as itemOf, orderOf } from './order-lookup.js';
+import { CANCELLATION_REASONS, RefundSchema, RefundTierSchema } from './orders.schemas.js';
 import type { Order, OrderItem, Refund } from './records.js';
-
-export const CANCELLATION_REASONS = [
-  'API-ISSUE', 'TECHNICAL-ISSUE', 'MISSING-PASSENGER-INFO', 'VENUE-CLOSED', 'REJECTED-SCHEDULE-CHANGE',
-  'REJECTED-ORDER', 'MISSING-MEETING-POINT-DETAILS', 'GRACE-PERIOD', 'CANCELLED-BY-CUSTOMER',
-] as const;
 
 const ItemParams = Type.Object({ orderUuid: Type.String(), orderItemUuid: Type.String() });
 type IP = { Params: Static<typeof ItemParams> };
@@ -93,7 +89,7 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
 
   app.get<IP>(
     '/orders/:orderUuid/items/:orderItemUuid/refund-policies',
-    { schema: { tags, summary: "Refund tiers of an item, with when each stops applying", params: ItemParams } },
+    { schema: { tags, summary: "Refund tiers of an item, with when each stops applying", params: ItemParams, response: { 200: Type.Array(RefundTierSchema) } } },
     async (request) => {
       const order = orderOf(app, request, request.params.orderUuid);
       const item = itemOf(order, request.params.orderItemUuid);
@@ -109,7 +105,7 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { orderUuid: string } }>(
     '/orders/:orderUuid/refunds',
-    { schema: { tags, summary: 'Paid refunds of an order', params: Type.Object({ orderUuid: Type.String() }) } },
+    { schema: { tags, summary: 'Paid refunds of an order', params: Type.Object({ orderUuid: Type.String() }), response: { 200: Type.Array(RefundSchema) } } },
     async (request) => {
       const order = orderOf(app, request, request.params.orderUuid);
       return (order.refunds ?? []).map(view(request, order));

@@ -5,6 +5,7 @@ import { clip, errors } from '../http/errors.js';
 import { sweepDue, type CartRecord } from '../store/index.js';
 import { addDuration, parseDuration } from '../time/duration.js';
 import { cartView, checkItem, MAX_ITEMS, type ItemInput } from './carts.js';
+import { CartItemSchema, CartSchema, OrderInfoSchema } from './carts.schemas.js';
 import type { Cart, CartItemRecord, Order } from './records.js';
 
 const CartParams = Type.Object({ cartUuid: Type.String() });
@@ -54,7 +55,7 @@ export default async function cartsRoutes(app: FastifyInstance) {
       return cart;
     });
 
-  app.post('/carts', { schema: { tags, summary: 'Create an empty cart' } }, async (request) => {
+  app.post('/carts', { schema: { tags, summary: 'Create an empty cart', response: { 200: CartSchema } } }, async (request) => {
     const { application } = request.service;
     const clock = app.clock.now();
     const at = clock.toISOString();
@@ -69,21 +70,21 @@ export default async function cartsRoutes(app: FastifyInstance) {
     return cartView(app, request).cart(cart);
   });
 
-  app.get<CP>('/carts/:cartUuid', { schema: { tags, summary: 'A cart with its items and totals', params: CartParams } }, async (request) =>
+  app.get<CP>('/carts/:cartUuid', { schema: { tags, summary: 'A cart with its items and totals', params: CartParams, response: { 200: CartSchema } } }, async (request) =>
     cartView(app, request).cart(cartOf(app, request, request.params.cartUuid)),
   );
 
   // Legacy replace/update: the fields they took (promo codes, gift cards) are not modelled, so they
   // answer the cart unchanged, after the same checks.
   for (const method of ['put', 'patch'] as const) {
-    app[method]<CP>('/carts/:cartUuid', { schema: { tags, summary: 'Update a cart (legacy)', params: CartParams } }, async (request) => {
+    app[method]<CP>('/carts/:cartUuid', { schema: { tags, summary: 'Update a cart (legacy)', params: CartParams, response: { 200: CartSchema } } }, async (request) => {
       const cart = cartOf(app, request, request.params.cartUuid);
       assertOpen(cart);
       return cartView(app, request).cart(cart);
     });
   }
 
-  app.delete<CP>('/carts/:cartUuid', { schema: { tags, summary: 'Delete a cart', params: CartParams } }, async (request) => {
+  app.delete<CP>('/carts/:cartUuid', { schema: { tags, summary: 'Delete a cart', params: CartParams, response: { 200: Type.Literal(true, { description: 'Deleted' }) } } }, async (request) => {
     const cart = cartOf(app, request, request.params.cartUuid);
     assertOpen(cart);
     await app.store.update(request.service.application, (t) => {
@@ -94,7 +95,7 @@ export default async function cartsRoutes(app: FastifyInstance) {
 
   app.post<CP & { Body: Static<typeof ItemBody> | Static<typeof ItemBody>[] }>(
     '/carts/:cartUuid/items',
-    { schema: { tags, summary: 'Add items (an array, or one object); answers the first item added', params: CartParams, body: Type.Union([Type.Array(ItemBody, { minItems: 1 }), ItemBody]) } },
+    { schema: { tags, summary: 'Add items (an array, or one object); answers the first item added', params: CartParams, body: Type.Union([Type.Array(ItemBody, { minItems: 1 }), ItemBody]), response: { 200: CartItemSchema } } },
     async (request) => {
       const cart = cartOf(app, request, request.params.cartUuid);
       assertOpen(cart);
@@ -120,7 +121,7 @@ export default async function cartsRoutes(app: FastifyInstance) {
     return reply.code(204).send();
   });
 
-  app.get<CP>('/carts/:cartUuid/order-info', { schema: { tags, summary: 'The order made from a cart', params: CartParams } }, async (request) => {
+  app.get<CP>('/carts/:cartUuid/order-info', { schema: { tags, summary: 'The order made from a cart', params: CartParams, response: { 200: OrderInfoSchema } } }, async (request) => {
     const cart = cartOf(app, request, request.params.cartUuid);
     const order = cart.order_uuid ? (app.store.tenant(request.service.application).orders[cart.order_uuid] as unknown as Order | undefined) : undefined;
     if (!order) throw errors.notFound('Cart does not have an associated order');
