@@ -10,6 +10,7 @@ import { clientErrorHandler, frameworkErrors, installErrorHandling } from './htt
 import { installJsonBodyParser } from './http/json-body.js';
 import serviceHeaders from './http/service-headers.js';
 import faults, { faultHook } from './http/faults.js';
+import applicationLimits from './http/limits.js';
 import { lazyValidatorCompiler } from './http/validation.js';
 import { requestLogging } from './http/request-logging.js';
 import { journal } from './admin/journal.js';
@@ -155,6 +156,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         currencies: catalog.currencies.map((c) => c.code),
         markets: new Map(catalog.markets.map((m) => [m.slug, m.currency])),
       });
+      if (config.shared && config.rateLimit > 0) await api.register(applicationLimits, { perSecond: config.rateLimit });
       await api.register(faultHook, { basePath: config.basePath });
       await api.register(authRoutes);
       await api.register(activityBodies);

@@ -49,6 +49,8 @@ export interface MockServerConfig {
   adminToken: string | null;
   /** --shared: no built-in sandbox-client; partners log in with clients registered through POST /__admin/clients (needs adminToken). */
   shared: boolean;
+  /** --rate-limit: with shared, partner requests per second per application (0: no limit; default 100). */
+  rateLimit: number;
 }
 
 /** The server's settings (an alias of MockServerConfig). */

@@ -127,6 +127,14 @@ export const errors = {
       `${sent ? "The admin token sent is not this server's" : 'The control API needs the admin token'}: send Authorization: Bearer <admin token>, the value of the server's --admin-token or MOCK_SERVER_ADMIN_TOKEN`,
       { 'WWW-Authenticate': `Bearer realm="mock-server-admin"${sent ? ', error="invalid_token"' : ''}` },
     ),
+  /** 429: a shared sandbox's request rate of one application (--rate-limit) was used up. */
+  rateLimited: (application: string, perSecond: number, retryAfterS: number) =>
+    new ApiError(
+      429,
+      '0',
+      `Application "${clip(application)}" sent more than ${perSecond} requests in a second, the limit per application of this shared sandbox: retry after ${retryAfterS} s`,
+      { 'Retry-After': String(retryAfterS) },
+    ),
   /** 409: GET /__admin/report while the server was started with --report off. */
   reportOff: () => new ApiError(409, '0', 'The integration report is off: the server was started with --report off'),
     /** 502: the webhook receiver to check did not answer at all. */
