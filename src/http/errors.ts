@@ -127,6 +127,11 @@ export const errors = {
       `${sent ? "The admin token sent is not this server's" : 'The control API needs the admin token'}: send Authorization: Bearer <admin token>, the value of the server's --admin-token or MOCK_SERVER_ADMIN_TOKEN`,
       { 'WWW-Authenticate': `Bearer realm="mock-server-admin"${sent ? ', error="invalid_token"' : ''}` },
     ),
+  /**
+   * 409: a control API list is at its documented cap (armed faults, chaos settings). 409, not 400:
+   * the request is well-formed and would be taken once the list has room, which the message says how to make.
+   */
+  atCapacity: (message: string) => new ApiError(409, '0', message),
   /** 409: GET /__admin/report while the server was started with --report off. */
   reportOff: () => new ApiError(409, '0', 'The integration report is off: the server was started with --report off'),
     /** 502: the webhook receiver to check did not answer at all. */
