@@ -6,14 +6,13 @@
  */
 
 /**
- * Whether `text` matches `pattern`, where `*` stands for any run of characters (`/` included) and
- * everything else is literal. The pieces between stars are found left to right, each at its
- * earliest place after the previous one: a later place could only leave less room for the rest, so
- * there is nothing to go back and retry. One indexOf per piece over what is left of the text.
+ * Whether `text` matches a pattern split at its stars, where `*` stands for any run of characters
+ * (`/` included) and everything else is literal. The pieces between stars are found left to right,
+ * each at its earliest place after the previous one: a later place could only leave less room for
+ * the rest, so there is nothing to go back and retry. One indexOf per piece over what is left.
  */
-export function globMatch(pattern: string, text: string): boolean {
-  const pieces = pattern.split('*');
-  if (pieces.length === 1) return pattern === text;
+function matchPieces(pieces: readonly string[], text: string): boolean {
+  if (pieces.length === 1) return pieces[0] === text;
   const first = pieces[0] as string;
   const last = pieces[pieces.length - 1] as string;
   if (text.length < first.length + last.length || !text.startsWith(first) || !text.endsWith(last)) return false;
@@ -29,36 +28,51 @@ export function globMatch(pattern: string, text: string): boolean {
   return true;
 }
 
+export const globMatch = (pattern: string, text: string): boolean => matchPieces(pattern.split('*'), text);
+
 export interface Indexed {
   id: number;
   method: string;
   path: string;
 }
 
-/**
- * The bucket a pattern lives in: its method and its whole path when it has no `*`, its method and
- * first segment when that segment is literal, its method alone otherwise. A path can only match
- * patterns in the buckets of its own first segment and whole path (and the method-only ones).
- */
-function bucketOf(method: string, pattern: string): string {
-  if (!pattern.includes('*')) return `${method} =${pattern}`;
-  const slash = pattern.indexOf('/', 1);
-  const first = slash < 0 ? pattern.slice(1) : pattern.slice(1, slash);
-  // `/activities*` or `/*/dates`: the first segment is not literal, or the star is still in it.
-  return slash < 0 || first.includes('*') ? `${method} *` : `${method} /${first}`;
+interface Entry<F> {
+  fault: F;
+  pieces: string[];
 }
 
-function firstSegment(path: string): string {
-  const slash = path.indexOf('/', 1);
-  return slash < 0 ? path.slice(1) : path.slice(1, slash);
+/** A node per literal path segment; `here` holds the patterns whose literal segments end at it. */
+interface Node<F> {
+  children: Map<string, Node<F>>;
+  here: Entry<F>[];
+}
+
+const node = <F>(): Node<F> => ({ children: new Map(), here: [] });
+
+/** The whole segments before the one holding the first star: `/activities/*\/dates` gives [activities]. */
+function literalSegments(pattern: string): string[] {
+  const segments = pattern.slice(1, pattern.indexOf('*')).split('/');
+  segments.pop(); // the segment the star is in (possibly empty: the star starts it)
+  return segments;
+}
+
+/** The earliest (lowest id) of `entries` matching `path`, if earlier than `best`; else `best`. */
+function earliest<F extends Indexed>(entries: Entry<F>[] | undefined, path: string, best: F | undefined): F | undefined {
+  for (const e of entries ?? []) {
+    if (best && e.fault.id > best.id) return best; // entries are in arming order
+    if (matchPieces(e.pieces, path)) return e.fault;
+  }
+  return best;
 }
 
 /**
- * Faults by bucket, each bucket in arming order. A lookup reads at most ten buckets and tests the
- * patterns in them only: faults on other paths cost a few Map lookups, whatever their number.
+ * Faults per method: those without a star by their whole path, the others in a tree of their
+ * literal leading segments. A request reads its own path's entries and walks its own segments, so
+ * faults on other paths cost nothing; only patterns that share the request's leading segments up
+ * to their first star are tested, each in one pass over the path.
  */
 export class FaultIndex<F extends Indexed> {
-  readonly #buckets = new Map<string, F[]>();
+  readonly #methods = new Map<string, { exact: Map<string, Entry<F>[]>; root: Node<F> }>();
   /** Every armed fault in arming order (ids only grow), for the list. */
   readonly #all = new Map<number, F>();
 
@@ -67,33 +81,70 @@ export class FaultIndex<F extends Indexed> {
   }
 
   add(fault: F): void {
-    const key = bucketOf(fault.method, fault.path);
-    const bucket = this.#buckets.get(key);
-    if (bucket) bucket.push(fault);
-    else this.#buckets.set(key, [fault]);
+    let m = this.#methods.get(fault.method);
+    if (!m) this.#methods.set(fault.method, (m = { exact: new Map(), root: node() }));
+    const entry = { fault, pieces: fault.path.split('*') };
+    if (entry.pieces.length === 1) {
+      const list = m.exact.get(fault.path);
+      if (list) list.push(entry);
+      else m.exact.set(fault.path, [entry]);
+    } else {
+      let at = m.root;
+      for (const s of literalSegments(fault.path)) {
+        let next = at.children.get(s);
+        if (!next) at.children.set(s, (next = node()));
+        at = next;
+      }
+      at.here.push(entry);
+    }
     this.#all.set(fault.id, fault);
   }
 
   remove(fault: F): void {
-    const key = bucketOf(fault.method, fault.path);
-    const bucket = this.#buckets.get(key) ?? [];
-    const at = bucket.indexOf(fault);
-    if (at >= 0) bucket.splice(at, 1);
-    if (bucket.length === 0) this.#buckets.delete(key);
     this.#all.delete(fault.id);
+    const m = this.#methods.get(fault.method);
+    if (!m) return;
+    const without = (list: Entry<F>[]) => list.filter((e) => e.fault !== fault);
+    if (!fault.path.includes('*')) {
+      const list = without(m.exact.get(fault.path) ?? []);
+      if (list.length) m.exact.set(fault.path, list);
+      else m.exact.delete(fault.path);
+      return;
+    }
+    // Down to the fault's node, then empty nodes are pruned on the way back up.
+    const trail: [Node<F>, string][] = [];
+    let at: Node<F> | undefined = m.root;
+    for (const s of literalSegments(fault.path)) {
+      trail.push([at, s]);
+      at = at.children.get(s);
+      if (!at) return;
+    }
+    at.here = without(at.here);
+    for (const [parent, s] of trail.reverse()) {
+      const child = parent.children.get(s) as Node<F>;
+      if (child.here.length > 0 || child.children.size > 0) break;
+      parent.children.delete(s);
+    }
   }
 
   /** The earliest armed fault for `method` (or `*`) matching any of `paths`, or undefined. */
   find(method: string, paths: string[]): F | undefined {
-    const keys = new Set<string>();
-    for (const m of [method, '*']) {
-      keys.add(`${m} *`);
-      for (const p of paths) keys.add(`${m} =${p}`).add(`${m} /${firstSegment(p)}`);
-    }
     let best: F | undefined;
-    for (const key of keys) {
-      const hit = this.#buckets.get(key)?.find((f) => paths.some((p) => globMatch(f.path, p)));
-      if (hit && (!best || hit.id < best.id)) best = hit;
+    for (const m of [this.#methods.get(method), this.#methods.get('*')]) {
+      if (!m) continue;
+      for (const p of paths) {
+        best = earliest(m.exact.get(p), p, best);
+        // The nodes of the path's own leading segments, the root first.
+        let at: Node<F> | undefined = m.root;
+        for (let from = 1; at; ) {
+          best = earliest(at.here, p, best);
+          if (from > p.length) break;
+          const slash = p.indexOf('/', from);
+          const end = slash < 0 ? p.length : slash;
+          at = at.children.get(p.slice(from, end));
+          from = end + 1;
+        }
+      }
     }
     return best;
   }
@@ -103,7 +154,7 @@ export class FaultIndex<F extends Indexed> {
   }
 
   clear(): void {
-    this.#buckets.clear();
+    this.#methods.clear();
     this.#all.clear();
   }
 }

@@ -75,6 +75,45 @@ t.test('the earliest armed fault wins, whichever bucket of the index it is in', 
   t.equal(index.size, 0);
 });
 
+t.test('the index finds what a scan of every armed fault in order finds, through arming and removal', async (t) => {
+  // A seeded walk (no Math.random: a failure must replay): patterns and paths over a few segments.
+  let seed = 7;
+  const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+  const pick = <T>(xs: readonly T[]) => xs[rand(xs.length)] as T;
+  const segs = ['a', 'b', 'ab', 'a*', '*', '*b', 'a*b', ''];
+  const pattern = () => `/${Array.from({ length: 1 + rand(3) }, () => pick(segs)).join('/')}`;
+  const path = () => `/${Array.from({ length: 1 + rand(4) }, () => pick(['a', 'b', 'ab', 'ba', 'aab', ''])).join('/')}`;
+  type F = { id: number; method: string; path: string };
+  const index = new FaultIndex<F>();
+  let armed: F[] = [];
+  let checks = 0;
+  let found = 0;
+  for (let id = 1; id <= 3000; id++) {
+    const f = { id, method: pick(['GET', 'POST', '*']), path: pattern() };
+    index.add(f);
+    armed.push(f);
+    if (rand(3) === 0) {
+      const gone = pick(armed);
+      index.remove(gone);
+      armed = armed.filter((x) => x !== gone);
+    }
+    for (let k = 0; k < 3; k++) {
+      const method = pick(['GET', 'POST']);
+      const paths = [path(), path()];
+      const want = armed.find((x) => (x.method === '*' || x.method === method) && paths.some((p) => globMatch(x.path, p)));
+      const got = index.find(method, paths);
+      if (got !== want) t.fail(`${method} ${paths.join(' or ')}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+      checks++;
+      if (want) found++;
+    }
+  }
+  t.same(index.list(), armed, 'the list is the armed faults in arming order');
+  t.ok(found > checks / 10, `${checks} look-ups, ${found} found a fault`);
+  for (const f of armed) index.remove(f);
+  t.equal(index.size, 0);
+  t.equal(index.find('GET', ['/a']), undefined);
+});
+
 t.test(`at most ${MAX_FAULTS} faults armed; paths of at most ${MAX_FAULT_PATH} characters`, async (t) => {
   const app = await buildTestApp();
   t.teardown(() => app.close());
