@@ -39,8 +39,13 @@ export function errorResponses(statuses: Record<number, string>) {
   return Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, { description, ...ERROR_SCHEMA }]));
 }
 
-/** How many characters of a request value an error message may echo. */
-export const MAX_ECHO = 100;
+/**
+ * How many characters of a request value an error message may echo: a UUID, a date, a header value
+ * or a short path whole, and no more. With the text around it a message stays under 300 characters.
+ */
+export const MAX_ECHO = 64;
+/** Paths and URLs may echo more: a route's path with two UUIDs in it is some 130 characters. */
+export const MAX_ECHO_PATH = 160;
 
 /**
  * A request value as an error message may echo it: at most MAX_ECHO characters, then an ellipsis
@@ -72,7 +77,7 @@ export const errors = {
   /** 404 1400: resource does not exist. */
   notFound: (message = 'Resource does not exist') => new ApiError(404, '1400', message),
   routeNotFound: (method: string, url: string) =>
-    new ApiError(404, '1400', `No route for ${clip(method, 20)} ${clip(url)}`),
+    new ApiError(404, '1400', `No route for ${clip(method, 20)} ${clip(url, MAX_ECHO_PATH)}`),
   /** 400 1440: a date range that ends before it starts (or before today). */
   endBeforeStart: () => new ApiError(400, '1440', 'End date cannot be before start date.'),
   /** 404 1402: no schedule for that day, ticket count or pickup. */
@@ -115,7 +120,7 @@ export const errors = {
       `Order item status cannot move from ${from} to ${to}: ${allowed.length ? `from ${from} it can move to ${allowed.join(', ')}` : `${from} is final`}`,
     ),
   methodNotAllowed: (method: string, url: string) =>
-    new ApiError(405, '0', `Method ${clip(method, 20)} is not allowed on ${clip(url)}`),
+    new ApiError(405, '0', `Method ${clip(method, 20)} is not allowed on ${clip(url, MAX_ECHO_PATH)}`),
   payloadTooLarge: () => new ApiError(413, '0', 'Request body is too large'),
   unsupportedMediaType: (type: string) =>
     new ApiError(415, '0', `Unsupported Content-Type "${clip(type)}": send application/json`),

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, clip, errors } from './errors.js';
+import { ApiError, clip, errors, MAX_ECHO_PATH } from './errors.js';
 import { FaultIndex } from './fault-index.js';
 
 /** A failure armed with POST /__admin/faults: the next `times` matching requests answer `status`. */
@@ -64,7 +64,7 @@ function checkedFault(f: Omit<Fault, 'id'>): Omit<Fault, 'id'> {
     throw errors.validation(`body "method" "${clip(f.method)}" is not allowed: one of ${FAULT_METHODS.join(', ')}`);
   }
   if (!f.path.startsWith('/')) {
-    throw errors.validation(`body "path" "${clip(f.path)}" must start with "/" (a path under the base path, or the full path)`);
+    throw errors.validation(`body "path" "${clip(f.path, MAX_ECHO_PATH)}" must start with "/" (a path under the base path, or the full path)`);
   }
   if (f.path.length > MAX_FAULT_PATH) {
     throw errors.validation(`body "path" is ${f.path.length} characters long: at most ${MAX_FAULT_PATH}`);
@@ -147,7 +147,7 @@ async function faultHookPlugin(app: FastifyInstance, opts: { basePath: string })
     const fault = app.faults.take(request.method, [relative, path]);
     if (fault) {
       if (fault.delay_ms) await sleep(fault.delay_ms);
-      fail(reply, fault.status, `Fault ${fault.id} (POST /__admin/faults): ${fault.method} ${clip(fault.path)} answers ${fault.status}`);
+      fail(reply, fault.status, `Fault ${fault.id} (POST /__admin/faults): ${fault.method} ${clip(fault.path, MAX_ECHO_PATH)} answers ${fault.status}`);
       return true;
     }
     if (typeof prefer === 'string' && prefer !== '') {
