@@ -70,6 +70,8 @@ export const errors = {
     new ApiError(400, '0', `Invalid currency "${clip(value)}" in ${header}: use a code from /currencies`),
   invalidVersion: (header: string, value: string) =>
     new ApiError(400, '0', `Invalid version "${clip(value)}" in ${header}: expected a version like 3.4.0`),
+  /** 400 0: an HTTP/1.1 request without Host (Node's own answer had no body). */
+  hostRequired: () => new ApiError(400, '0', 'Missing header: host is required in HTTP/1.1 requests'),
   /** 400 0: a request parameter or body failed validation. */
   validation: (message: string) => new ApiError(400, '0', message),
   /** 400 0: a value outside a list the route checks by hand (sort_by and the like), like a schema's enum. */
@@ -143,6 +145,8 @@ export const errors = {
   receiverUnreachable: (message: string) => new ApiError(502, '0', message),
     /** 503: the state file did not take the write, so it was not acknowledged (the message says why). */
   notStored: (message: string) => new ApiError(503, '0', message),
+    /** 503: a request that arrived while the server shuts down (Fastify's own answer had no code). */
+  closing: () => new ApiError(503, '0', 'The server is shutting down: send the request again once it is back'),
     /** 500: anything unexpected; the message never carries internals. */
   internal: () => new ApiError(500, '0', 'There was an error'),
 } as const;
