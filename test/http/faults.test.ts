@@ -4,8 +4,7 @@ import { MAX_FAULT_PATH, MAX_FAULTS } from '../../src/http/faults.js';
 import { buildTestApp, H } from '../helper.js';
 
 /** The matcher faults used before: correct, but exponential on some patterns. Only ever fed tiny inputs here. */
-const byRegExp = (pattern: string, text: string) =>
-  new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(text);
+const regExpOf = (pattern: string) => new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
 
 t.test('globMatch agrees with the regular expression on every small pattern and path', async (t) => {
   // Every pattern over {a, b, /, *} up to 5 characters against every text over {a, b, /} up to 5:
@@ -23,8 +22,9 @@ t.test('globMatch agrees with the regular expression on every small pattern and 
   let disagreements = 0;
   let matched = 0;
   for (const p of patterns) {
+    const re = regExpOf(p);
     for (const x of texts) {
-      const want = byRegExp(p, x);
+      const want = re.test(x);
       if (globMatch(p, x) !== want) disagreements++;
       if (want) matched++;
     }
