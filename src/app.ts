@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import type { Clock } from './clock.js';
 import type { Catalog } from './seed/catalog.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.js';
+import { installHttpLayerAnswers } from './http/http-layer.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import serviceHeaders from './http/service-headers.js';
 import faults, { faultHook } from './http/faults.js';
@@ -63,7 +64,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const requestTimeout = deps.requestTimeoutMs ?? 30_000;
   const app = Fastify({
     logger: deps.logger ?? false,
-    return503OnClosing: true,
+    // Both answered by installHttpLayerAnswers with {code, message} instead (Node's 400 without Host
+    // had an empty body, Fastify's 503 while closing no code).
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     bodyLimit: 1024 * 1024,
     // Slow clients (headers or body trickling in) get 408 once requestTimeout has passed since the
@@ -77,8 +80,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
             requestTimeout,
             headersTimeout: requestTimeout,
             connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeout / 4))),
+            requireHostHeader: false,
           }
-        : { requestTimeout: 0 },
+        : { requestTimeout: 0, requireHostHeader: false },
     // Node's parser errors (bad method, raw bytes in the path, bad Content-Length, 431, 408) and the
     // router's (bad percent-encoding) answer {code, message} like every other error.
     clientErrorHandler,
@@ -98,6 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('catalog', catalog);
   app.decorate('startedAt', Date.now());
   installErrorHandling(app);
+  installHttpLayerAnswers(app);
   // Response serializers compile on first use: many routes send prebuilt strings and never need
   // theirs, and compiling them all at start-up cost most of a second.
   app.setValidatorCompiler(lazyValidatorCompiler());

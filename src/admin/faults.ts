@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { errorResponses } from '../http/errors.js';
+import { MAX_FAULT_PATH, MAX_FAULTS } from '../http/faults.js';
 import { Type, type Static } from 'typebox';
 
 // method, path and status are checked by app.faults.add(), with messages that say what would work.
 const FaultBody = Type.Object(
   {
     method: Type.String({ description: 'GET, POST, … or *' }),
-    path: Type.String({ minLength: 1, description: 'a path under the base path (or the full path); * matches anything' }),
+    path: Type.String({ minLength: 1, description: `a path under the base path (or the full path), at most ${MAX_FAULT_PATH} characters; * matches any run of characters, / included` }),
     status: Type.Integer({ description: '400..599' }),
     times: Type.Integer({ minimum: 1, maximum: 100000, default: 1 }),
     delay_ms: Type.Integer({ minimum: 0, maximum: 60000, default: 0 }),
@@ -21,9 +22,9 @@ export default async function faultRoutes(app: FastifyInstance) {
     {
       schema: {
         summary: 'Inject a fault',
-        description: 'The next `times` partner requests matching `method` and `path` answer `status` (after `delay_ms`). Answers 201 with the fault.',
+        description: `The next \`times\` partner requests matching \`method\` and \`path\` answer \`status\` (after \`delay_ms\`). Answers 201 with the fault. At most ${MAX_FAULTS} faults are armed at once.`,
         body: FaultBody,
-        response: errorResponses({ 400: 'A bad method, path or status, or a body that breaks its schema' }),
+        response: errorResponses({ 400: 'A bad method, path or status, or a body that breaks its schema', 409: `${MAX_FAULTS} faults are armed already` }),
       },
     }, async (request, reply) => {
     const b = request.body;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { clip, errorResponses, errors } from '../http/errors.js';
 import { checkReceiver, ReceiverUnreachable } from '../webhooks/check.js';
-import { ChaosSchema, chaosConfig } from '../webhooks/chaos.js';
+import { ChaosSchema, chaosConfig, MAX_CHAOS_APPLICATIONS } from '../webhooks/chaos.js';
 import { webhookUrlProblem } from '../webhooks/url.js';
 
 const DeliveriesQuery = Type.Object(
@@ -82,8 +82,18 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
   );
 
   // Chaos on live deliveries: per application, or (no application) for all.
-  app.put<{ Body: Static<typeof ChaosBody> }>('/webhooks/chaos', { schema: { summary: 'Set webhook chaos', description: 'Failures, delays, duplicates and reordering of live deliveries, of one application or of all.', body: ChaosBody, response: errorResponses({ 400: 'The body breaks its schema' }) } }, async (request) => {
+  app.put<{ Body: Static<typeof ChaosBody> }>('/webhooks/chaos', {
+    schema: {
+      summary: 'Set webhook chaos',
+      description: `Failures, delays, duplicates and reordering of live deliveries, of one application or of all. At most ${MAX_CHAOS_APPLICATIONS} applications have settings of their own.`,
+      body: ChaosBody,
+      response: errorResponses({ 400: 'The body breaks its schema', 409: `${MAX_CHAOS_APPLICATIONS} other applications have chaos settings already` }),
+    },
+  }, async (request) => {
     const { application, ...input } = request.body;
+    if (!app.webhooks.chaos.canSet(application)) {
+      throw errors.atCapacity(`${MAX_CHAOS_APPLICATIONS} applications have chaos settings, the most there can be: DELETE /__admin/webhooks/chaos?application=… drops one, without ?application= all`);
+    }
     const config = chaosConfig(input);
     app.webhooks.chaos.set(application, config);
     return { application: application ?? null, ...config };

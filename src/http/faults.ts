@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, clip, errors } from './errors.js';
+import { ApiError, clip, errors, MAX_ECHO_PATH } from './errors.js';
+import { FaultIndex } from './fault-index.js';
 
 /** A failure armed with POST /__admin/faults: the next `times` matching requests answer `status`. */
 export interface Fault {
@@ -14,7 +15,10 @@ export interface Fault {
 }
 
 export interface Faults {
-  /** Arms a fault; a status outside FORCED_STATUS, an unknown method or a path without a leading / is an ApiError 400. */
+  /**
+   * Arms a fault; a status outside FORCED_STATUS, an unknown method, a path without a leading / or
+   * over MAX_FAULT_PATH is an ApiError 400, one more than MAX_FAULTS armed a 409.
+   */
   add(f: Omit<Fault, 'id'>): Fault;
   /** The first armed fault matching a request (its count goes down), or null. */
   take(method: string, paths: string[]): Fault | null;
@@ -31,6 +35,14 @@ declare module 'fastify' {
 }
 
 const MAX_DELAY = 60_000;
+/**
+ * How many faults may be armed at once. Faults on other paths cost a request nothing (see
+ * fault-index.ts), but each one is memory, and those that share a request's path up to their first
+ * star are each tested against it: 10,000 such cost about a millisecond (bench/README.md).
+ */
+export const MAX_FAULTS = 10_000;
+/** The longest fault path: longer than any route's path with its ids, short enough to test quickly. */
+export const MAX_FAULT_PATH = 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -52,7 +64,10 @@ function checkedFault(f: Omit<Fault, 'id'>): Omit<Fault, 'id'> {
     throw errors.validation(`body "method" "${clip(f.method)}" is not allowed: one of ${FAULT_METHODS.join(', ')}`);
   }
   if (!f.path.startsWith('/')) {
-    throw errors.validation(`body "path" "${clip(f.path)}" must start with "/" (a path under the base path, or the full path)`);
+    throw errors.validation(`body "path" "${clip(f.path, MAX_ECHO_PATH)}" must start with "/" (a path under the base path, or the full path)`);
+  }
+  if (f.path.length > MAX_FAULT_PATH) {
+    throw errors.validation(`body "path" is ${f.path.length} characters long: at most ${MAX_FAULT_PATH}`);
   }
   if (!forcible(f.status)) throw errors.validation(`body "status" ${clip(f.status)}: ${onlyErrors}`);
   return { ...f, method };
@@ -77,38 +92,32 @@ export function parsePrefer(header: string): { code?: number; delay?: number } {
   return out;
 }
 
-function matches(pattern: string, path: string): boolean {
-  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-  return re.test(path);
-}
-
 /** The armed faults, decorated at the root so that the control API and the partner scope share them. */
 async function faultsPlugin(app: FastifyInstance) {
-  let armed: Fault[] = [];
+  const armed = new FaultIndex<Fault>();
   let next = 1;
   // Faults belong to no application: only a reset of everything disarms them.
   app.store.onReset((application) => {
-    if (application === null) armed = [];
+    if (application === null) armed.clear();
   });
   app.decorate('faults', {
     add(f) {
       const checked = checkedFault(f); // before the id is taken: a refused fault uses up no id
+      if (armed.size >= MAX_FAULTS) throw errors.atCapacity(`${MAX_FAULTS} faults are armed, the most there can be: DELETE /__admin/faults disarms them`);
       const fault = { id: next++, ...checked };
-      armed.push(fault);
+      armed.add(fault);
       return fault;
     },
     take(method, paths) {
-      const fault = armed.find((f) => (f.method === '*' || f.method === method) && paths.some((p) => matches(f.path, p)));
-      if (fault && --fault.times <= 0) armed = armed.filter((f) => f !== fault);
+      const fault = armed.find(method, paths);
+      if (fault && --fault.times <= 0) armed.remove(fault);
       return fault ?? null;
     },
     get size() {
-      return armed.length;
+      return armed.size;
     },
-    list: () => armed.map((f) => ({ ...f })),
-    clear() {
-      armed = [];
-    },
+    list: () => armed.list().map((f) => ({ ...f })),
+    clear: () => armed.clear(),
   } satisfies Faults);
 }
 
@@ -138,7 +147,7 @@ async function faultHookPlugin(app: FastifyInstance, opts: { basePath: string })
     const fault = app.faults.take(request.method, [relative, path]);
     if (fault) {
       if (fault.delay_ms) await sleep(fault.delay_ms);
-      fail(reply, fault.status, `Fault ${fault.id} (POST /__admin/faults): ${fault.method} ${clip(fault.path)} answers ${fault.status}`);
+      fail(reply, fault.status, `Fault ${fault.id} (POST /__admin/faults): ${fault.method} ${clip(fault.path, MAX_ECHO_PATH)} answers ${fault.status}`);
       return true;
     }
     if (typeof prefer === 'string' && prefer !== '') {

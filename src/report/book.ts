@@ -1,3 +1,4 @@
+import { clip, MAX_ECHO_PATH } from '../http/errors.js';
 import { ERROR_PATHS, FINDINGS, STEPS, type ErrorPath, type FindingId, type Severity, type Step } from './findings.js';
 
 /** Where a finding was seen: the request (or the webhook delivery) and when, on the server clock. */
@@ -19,7 +20,7 @@ export interface RawExample {
   at: number;
 }
 
-const shown = (e: RawExample): Example => ({ method: e.method, path: e.url.split('?')[0] ?? e.url, reqId: e.reqId, at: new Date(e.at).toISOString() });
+const shown = (e: RawExample): Example => ({ method: e.method, path: clip(e.url.split('?')[0] ?? e.url, MAX_ECHO_PATH), reqId: e.reqId, at: new Date(e.at).toISOString() });
 
 export interface Finding {
   id: FindingId;

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { clip } from '../http/errors.js';
 import { headerNames } from '../http/service-headers.js';
 import { TOKEN_LIFETIME_S } from '../auth/tokens.js';
 import { isPartnerUrl } from '../admin/journal.js';
@@ -53,6 +54,9 @@ function knownFields(schema: PropertiesSchema | undefined): Set<string> | null {
   }
   return null;
 }
+
+/** The first five names a client sent that the schema does not know, each clipped: they are its input. */
+const names = (extra: string[]) => extra.slice(0, 5).map((k) => clip(k)).join(', ');
 
 function unknownKeys(value: unknown, known: Set<string>): string[] {
   const out: string[] = [];
@@ -126,11 +130,11 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
     if (request.service.locale.fellBack) note('unsupported-locale', String(request.headers['accept-language']).slice(0, 40));
     if (query) {
       const extra = unknownKeys(request.query, query);
-      if (extra.length) note('unknown-query-parameter', `${extra.slice(0, 5).join(', ')} on ${shown}`);
+      if (extra.length) note('unknown-query-parameter', `${names(extra)} on ${shown}`);
     }
     if (body && request.body !== undefined) {
       const extra = unknownKeys(request.body, body);
-      if (extra.length) note('unknown-body-field', `${extra.slice(0, 5).join(', ')} on ${shown}`);
+      if (extra.length) note('unknown-body-field', `${names(extra)} on ${shown}`);
     }
 
     // Refund policies are read when they answer 404 ("this item has none") too.
@@ -196,8 +200,9 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
 
   app.store.onReset((application) => books.clear(application));
   app.decorate('integrationReport', {
-    // An application not seen yet gets an empty report (no requests, nothing covered).
-    get: (application: string) => (books.get(application) ?? new AppBook(now().toISOString())).report(application),
+    // An application not seen yet gets an empty report (no requests, nothing covered). The name is
+    // the client's input (a header, a query value): a 15 KB one came back whole.
+    get: (application: string) => (books.get(application) ?? new AppBook(now().toISOString())).report(clip(application)),
     applications: () => books.applications(),
   });
 }

@@ -29,6 +29,11 @@ t.test('report: text, json, junit, markdown; exit 1 at the threshold, 2 for bad 
   t.match(md.stdout, /^# Integration report: ci-shop\n/);
   t.match(md.stdout, /- \*\*warning\*\* `no-version-header` \(2x\)/);
 
+  const long = await run(['report', '--url', server.origin, '--application', 'n'.repeat(15_000)]);
+  t.equal(long.code, 0, 'an application not seen yet: an empty report');
+  t.match(long.stdout, /^Integration report for application n{64}… \(15000 characters\)\n/, 'the name clipped (it was printed whole)');
+  t.ok(long.stdout.length < 2000, `${long.stdout.length} characters`);
+
   for (const [args, message] of [
     [['report', '--url', `http://127.0.0.1:${await deadPort()}`], /nothing answers at http:\/\/127\.0\.0\.1:\d+/],
     [['report', '--url', server.origin, '--format', 'xml'], /--format: "xml" is not one of text, json, junit, markdown/],

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { fixedClock } from '../../src/clock.js';
 import type { Report } from '../../src/report/index.js';
+import { MAX_ECHO, MAX_ECHO_PATH } from '../../src/http/errors.js';
 import { buildTestApp } from '../helper.js';
 import { buildWebhookApp, deadPort } from '../webhooks/receiver.js';
 
@@ -54,6 +55,27 @@ t.test('unknown-query-parameter: a filter the operation does not take', async (t
   t.equal((await call('GET', '/cities?country_in=IT&limit=5')).statusCode, 200, 'the answer is as it always was');
   t.match(finding(app, 'unknown-query-parameter'), [{ severity: 'warning', count: 1, message: /: country_in on GET \/cities$/, first: { method: 'GET', path: '/api/v3/cities', reqId: String } }]);
   t.equal(report(app).verdict, 'pass', 'warnings do not fail the report');
+});
+
+t.test('the report echoes client input clipped: the application name, unknown names, paths (a 15 KB name came back whole)', async (t) => {
+  const app = await buildTestApp();
+  t.teardown(() => app.close());
+  const name = 'n'.repeat(15_000);
+  const clipped = `${'n'.repeat(MAX_ECHO)}… (15000 characters)`;
+  const unseen = await app.inject({ url: `/__admin/report?application=${name}` });
+  t.equal(unseen.statusCode, 200);
+  t.equal(unseen.json().application, clipped, 'an application not seen yet');
+  t.ok(unseen.body.length < 3000, `${unseen.body.length} bytes`);
+
+  const headers = { 'x-service-application': name };
+  t.equal((await app.inject({ url: `/api/v3/cities?${'q'.repeat(10_000)}=1`, headers })).statusCode, 200);
+  t.equal((await app.inject({ url: `/api/v3/carts/${'c'.repeat(10_000)}`, headers })).statusCode, 404);
+  const seen = await app.inject({ url: `/__admin/report?application=${name}` });
+  t.match(seen.json(), { application: clipped, requests: 2 }, "the application's own report");
+  t.match(seen.json().findings.filter((f: { id: string }) => f.id === 'unknown-query-parameter'), [{ message: new RegExp(`: q{${MAX_ECHO}}… \\(10000 characters\\) on GET /cities$`) }]);
+  const paths = seen.json().findings.map((f: { first: { path: string } }) => f.first.path);
+  t.ok(paths.every((p: string) => p.length <= MAX_ECHO_PATH + 30), 'example paths clipped');
+  t.ok(seen.body.length < 5000, `${seen.body.length} bytes`);
 });
 
 t.test('value-outside-enum and missing-body-field: what the schemas refuse', async (t) => {
