@@ -19,7 +19,7 @@ function cannon(base, application, opts) {
   });
 }
 
-const quiet = (base, duration) => cannon(base, 'quiet', { duration, connections: 2, rate: 100 });
+const quiet = (base, duration) => cannon(base, 'quiet', { duration, connections: 2, rate: 50 });
 const noisy = (base, duration) => cannon(base, 'noisy', { duration, connections: 50 });
 
 async function neighbours(rateLimit, duration) {

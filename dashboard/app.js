@@ -121,8 +121,8 @@ function App() {
     });
   }, [ticks.state, application, session]);
   useEffect(() => {
-    load(async () => merge({ faults: (await api('GET', 'faults')).faults }));
-  }, [ticks.faults, session]);
+    load(async () => merge({ faults: (await api('GET', `faults${q({ application })}`)).faults }));
+  }, [ticks.faults, application, session]);
   useEffect(() => {
     load(async () => merge({ scenarios: (await api('GET', 'scenarios')).scenarios, health: await api('GET', 'health') }));
   }, [session]);
@@ -310,24 +310,26 @@ function Clock({ data, act }) {
   </section>`;
 }
 
-function Faults({ data, act }) {
+function Faults({ data, act, application }) {
   const [f, setF] = useState({ method: 'GET', path: '/activities', status: '503', times: '1', delay_ms: '0' });
   const field = (k, label, attrs = {}) => html`<label>${label} <input value=${f[k]} onInput=${(e) => setF({ ...f, [k]: e.target.value })} aria-label=${label} ...${attrs} /></label> `;
   const add = (e) => {
     e.preventDefault();
-    act(() => api('POST', 'faults', { method: f.method, path: f.path, status: Number(f.status), times: Number(f.times), delay_ms: Number(f.delay_ms) }));
+    const fault = { method: f.method, path: f.path, status: Number(f.status), times: Number(f.times), delay_ms: Number(f.delay_ms) };
+    act(() => api('POST', 'faults', application ? { ...fault, application } : fault));
   };
+  const clear = () => act(() => api('DELETE', `faults${q({ application })}`));
   return html`<section>
-    <div class="bar"><h2>Faults</h2><span class="muted">the next matching partner requests answer the status (Prefer: code=… does the same per request)</span></div>
+    <div class="bar"><h2>Faults</h2><span class="muted">the next matching partner requests ${application ? html`of <b>${application}</b>` : 'of every application'} answer the status (Prefer: code=… does the same per request)</span></div>
     <form onSubmit=${add} class="fault">
       ${field('method', 'Method', { size: 6 })}${field('path', 'Path')}${field('status', 'Status', { size: 4 })}${field('times', 'Times', { size: 4 })}${field('delay_ms', 'Delay ms', { size: 6 })}
       <button type="submit">Add fault</button>
     </form>
     <table>
-      <thead><tr><th>id</th><th>method</th><th>path</th><th>status</th><th>times left</th><th>delay ms</th></tr></thead>
-      <tbody>${data.faults.map((x) => html`<tr><td>${x.id}</td><td>${x.method}</td><td class="path">${x.path}</td><td>${x.status}</td><td class="num">${x.times}</td><td class="num">${x.delay_ms}</td></tr>`)}</tbody>
+      <thead><tr><th>id</th><th>application</th><th>method</th><th>path</th><th>status</th><th>times left</th><th>delay ms</th></tr></thead>
+      <tbody>${data.faults.map((x) => html`<tr><td>${x.id}</td><td>${x.application ?? html`<span class="muted">all</span>`}</td><td>${x.method}</td><td class="path">${x.path}</td><td>${x.status}</td><td class="num">${x.times}</td><td class="num">${x.delay_ms}</td></tr>`)}</tbody>
     </table>
-    ${data.faults.length === 0 ? html`<p class="muted">No fault armed.</p>` : html`<button onClick=${() => act(() => api('DELETE', 'faults'))}>Clear all faults</button>`}
+    ${data.faults.length === 0 ? html`<p class="muted">No fault armed.</p>` : html`<button onClick=${clear}>${application ? `Clear ${application}'s faults` : 'Clear all faults'}</button>`}
   </section>`;
 }
 

@@ -264,10 +264,14 @@ export interface FaultInput {
   /** How many matching requests fail; default 1. */
   times?: number;
   delay_ms?: number;
+  /** Only this application's requests; absent: every application's. */
+  application?: string;
 }
 
 export interface Fault {
   id: number;
+  /** null: a server-wide fault. */
+  application: string | null;
   method: string;
   path: string;
   status: number;
@@ -391,8 +395,10 @@ export interface ControlClient {
   };
   faults: {
     add(fault: FaultInput): Promise<Fault>;
-    list(): Promise<FaultsAnswer>;
-    clear(): Promise<void>;
+    /** All, or those that apply to an application's requests (its own and the server-wide ones). */
+    list(application?: string): Promise<FaultsAnswer>;
+    /** All, or an application's own. */
+    clear(application?: string): Promise<void>;
   };
   requests(filter?: RequestsFilter): Promise<RequestsAnswer>;
   clearRequests(application?: string): Promise<void>;
@@ -517,8 +523,8 @@ export function createControlClient(controlUrl: string, options: ControlClientOp
     },
     faults: {
       add: (fault) => call('POST', '/faults', { body: fault }),
-      list: () => call('GET', '/faults'),
-      clear: () => call('DELETE', '/faults'),
+      list: (application) => call('GET', '/faults', { query: { application } }),
+      clear: (application) => call('DELETE', '/faults', { query: { application } }),
     },
     requests: (filter = {}) => call('GET', '/requests', { query: { application: filter.application, limit: filter.limit } }),
     clearRequests: (application) => call('DELETE', '/requests', { query: { application } }),

@@ -6,6 +6,8 @@ import { FaultIndex } from './fault-index.js';
 /** A failure armed with POST /__admin/faults: the next `times` matching requests answer `status`. */
 export interface Fault {
   id: number;
+  /** Only this application's requests; null: every application's (a server-wide fault). */
+  application: string | null;
   method: string;
   /** A path under the base path (or the full path), `*` matching any run of characters. */
   path: string;
@@ -20,12 +22,14 @@ export interface Faults {
    * over MAX_FAULT_PATH is an ApiError 400, one more than MAX_FAULTS armed a 409.
    */
   add(f: Omit<Fault, 'id'>): Fault;
-  /** The first armed fault matching a request (its count goes down), or null. */
-  take(method: string, paths: string[]): Fault | null;
+  /** The first armed fault matching a request of `application` (its count goes down), or null. */
+  take(application: string, method: string, paths: string[]): Fault | null;
   /** How many faults are armed (the hot path skips all matching when none is). */
   readonly size: number;
-  list(): Fault[];
-  clear(): void;
+  /** Every armed fault; with an application, that application's own and the server-wide ones. */
+  list(application?: string): Fault[];
+  /** Every fault, or (an application given) that application's own. */
+  clear(application?: string): void;
 }
 
 declare module 'fastify' {
@@ -92,32 +96,61 @@ export function parsePrefer(header: string): { code?: number; delay?: number } {
   return out;
 }
 
-/** The armed faults, decorated at the root so that the control API and the partner scope share them. */
+/**
+ * The armed faults, decorated at the root so that the control API and the partner scope share them:
+ * one index per application with faults of its own, and one ('' key) for the server-wide faults.
+ * A request reads its application's index and the server-wide one, so one team's faults never
+ * answer another team's requests, and cost them nothing.
+ */
 async function faultsPlugin(app: FastifyInstance) {
-  const armed = new FaultIndex<Fault>();
+  const indexes = new Map<string, FaultIndex<Fault>>();
+  let size = 0;
   let next = 1;
-  // Faults belong to no application: only a reset of everything disarms them.
+  const drop = (key: string) => {
+    size -= indexes.get(key)?.size ?? 0;
+    indexes.delete(key);
+  };
+  // A reset of an application disarms its faults; a reset of everything disarms every fault.
   app.store.onReset((application) => {
-    if (application === null) armed.clear();
+    if (application !== null) drop(application);
+    else for (const key of [...indexes.keys()]) drop(key);
   });
+  const earlier = (a: Fault | undefined, b: Fault | undefined) => (a && (!b || a.id < b.id) ? a : b);
   app.decorate('faults', {
     add(f) {
       const checked = checkedFault(f); // before the id is taken: a refused fault uses up no id
-      if (armed.size >= MAX_FAULTS) throw errors.atCapacity(`${MAX_FAULTS} faults are armed, the most there can be: DELETE /__admin/faults disarms them`);
-      const fault = { id: next++, ...checked };
-      armed.add(fault);
+      if (size >= MAX_FAULTS) throw errors.atCapacity(`${MAX_FAULTS} faults are armed, the most there can be: DELETE /__admin/faults disarms them`);
+      const fault = { ...checked, id: next++ };
+      const key = fault.application ?? '';
+      let index = indexes.get(key);
+      if (!index) indexes.set(key, (index = new FaultIndex<Fault>()));
+      index.add(fault);
+      size++;
       return fault;
     },
-    take(method, paths) {
-      const fault = armed.find(method, paths);
-      if (fault && --fault.times <= 0) armed.remove(fault);
+    take(application, method, paths) {
+      const own = indexes.get(application);
+      const all = indexes.get('');
+      const fault = earlier(own?.find(method, paths), all?.find(method, paths));
+      if (fault && --fault.times <= 0) {
+        const key = fault.application ?? '';
+        (indexes.get(key) as FaultIndex<Fault>).remove(fault);
+        size--;
+        if (indexes.get(key)?.size === 0) indexes.delete(key);
+      }
       return fault ?? null;
     },
     get size() {
-      return armed.size;
+      return size;
     },
-    list: () => armed.list().map((f) => ({ ...f })),
-    clear: () => armed.clear(),
+    list: (application) => {
+      const keys = application === undefined ? [...indexes.keys()] : ['', application];
+      return keys.flatMap((k) => indexes.get(k)?.list() ?? []).sort((a, b) => a.id - b.id).map((f) => ({ ...f }));
+    },
+    clear: (application) => {
+      if (application !== undefined) drop(application);
+      else for (const key of [...indexes.keys()]) drop(key);
+    },
   } satisfies Faults);
 }
 
@@ -144,10 +177,11 @@ async function faultHookPlugin(app: FastifyInstance, opts: { basePath: string })
   const apply = async (request: FastifyRequest, reply: FastifyReply, prefer: string | string[] | undefined): Promise<boolean> => {
     const path = (request.url.split('?')[0] ?? '').replace(/\/+$/, '') || '/';
     const relative = opts.basePath !== '/' && path.startsWith(opts.basePath) ? path.slice(opts.basePath.length) || '/' : path;
-    const fault = app.faults.take(request.method, [relative, path]);
+    const fault = app.faults.take(request.service.application, request.method, [relative, path]);
     if (fault) {
       if (fault.delay_ms) await sleep(fault.delay_ms);
-      fail(reply, fault.status, `Fault ${fault.id} (POST /__admin/faults): ${fault.method} ${clip(fault.path, MAX_ECHO_PATH)} answers ${fault.status}`);
+      const whose = fault.application === null ? '' : ` of application "${clip(fault.application)}"`;
+      fail(reply, fault.status, `Fault ${fault.id}${whose} (POST /__admin/faults): ${fault.method} ${clip(fault.path, MAX_ECHO_PATH)} answers ${fault.status}`);
       return true;
     }
     if (typeof prefer === 'string' && prefer !== '') {

@@ -116,7 +116,7 @@ t.test('a tester drives the sandbox from the dashboard', { timeout: 120_000 }, a
   await click(page, 'main', 'Add fault');
   await sees(page, /GET[\s\S]*\/activities[\s\S]*503/, 'main table');
   t.equal((await fetch(`${origin}/api/v3/activities`, { headers: { 'x-service-application': 'ui-shop' } })).status, 503);
-  await sees(page, /^1$/, 'main table tbody tr:first-child td:nth-child(5)');
+  await sees(page, /^1$/, 'main table tbody tr:first-child td:nth-child(6)');
   await page.screenshot({ path: join(shots, 'faults.png') });
   await click(page, 'main', 'Clear all faults');
   await sees(page, /No fault armed/);

@@ -122,7 +122,7 @@ t.test(`at most ${MAX_FAULTS} faults armed; paths of at most ${MAX_FAULT_PATH} c
   t.same([long.statusCode, long.json()], [400, { code: '0', message: `body "path" is ${MAX_FAULT_PATH + 1} characters long: at most ${MAX_FAULT_PATH}` }]);
   t.equal((await arm({ method: 'GET', path: `/${'x'.repeat(MAX_FAULT_PATH - 1)}`, status: 500 })).statusCode, 201, 'exactly at the limit');
 
-  for (let i = 1; i < MAX_FAULTS - 1; i++) app.faults.add({ method: i % 2 ? 'GET' : '*', path: i % 3 ? `/other-${i}` : `/other-${i}/*`, status: 500, times: 1, delay_ms: 0 });
+  for (let i = 1; i < MAX_FAULTS - 1; i++) app.faults.add({ application: null, method: i % 2 ? 'GET' : '*', path: i % 3 ? `/other-${i}` : `/other-${i}/*`, status: 500, times: 1, delay_ms: 0 });
   t.equal((await arm({ method: 'GET', path: '/currencies', status: 502 })).statusCode, 201, `the ${MAX_FAULTS}th`);
   const full = await arm({ method: 'GET', path: '/markets', status: 502 });
   t.same([full.statusCode, full.json()], [409, { code: '0', message: `${MAX_FAULTS} faults are armed, the most there can be: DELETE /__admin/faults disarms them` }]);
@@ -131,4 +131,32 @@ t.test(`at most ${MAX_FAULTS} faults armed; paths of at most ${MAX_FAULT_PATH} c
   t.equal((await arm({ method: 'GET', path: '/markets', status: 502 })).statusCode, 201, 'a used-up fault makes room');
   await app.inject({ method: 'DELETE', url: '/__admin/faults' });
   t.same((await app.inject({ url: '/__admin/faults' })).json().faults, []);
+});
+
+t.test('a fault for one application never answers another; server-wide faults answer all', async (t) => {
+  const app = await buildTestApp();
+  t.teardown(() => app.close());
+  const get = (application: string) => app.inject({ url: '/api/v3/currencies', headers: { 'x-service-application': application } });
+  const armed = await app.inject({ method: 'POST', url: '/__admin/faults', payload: { application: 'team-a', method: 'GET', path: '/currencies', status: 503, times: 2 } });
+  t.equal(armed.statusCode, 201);
+  t.match(armed.json(), { application: 'team-a', times: 2 });
+  t.equal((await get('team-b')).statusCode, 200, "B's request is not answered by A's fault");
+  const a = await get('team-a');
+  t.equal(a.statusCode, 503);
+  t.match(a.json().message, /Fault \d+ of application "team-a"/);
+  t.equal((await get('team-b')).statusCode, 200, 'still not');
+  t.match((await app.inject({ url: '/__admin/faults?application=team-b' })).json(), { faults: [] }, "B's list holds none of A's");
+  t.match((await app.inject({ url: '/__admin/faults?application=team-a' })).json(), { faults: [{ application: 'team-a', times: 1 }] });
+
+  await app.inject({ method: 'POST', url: '/__admin/faults', payload: { method: 'GET', path: '/currencies', status: 500 } });
+  t.equal((await app.inject({ url: '/__admin/faults?application=team-b' })).json().faults.length, 1, 'a server-wide fault applies to B too');
+  t.equal((await get('team-a')).statusCode, 503, "A's own fault was armed first: it answers first");
+  t.equal((await get('team-b')).statusCode, 500, 'the server-wide one answers B');
+
+  await app.inject({ method: 'POST', url: '/__admin/faults', payload: { application: 'team-a', method: 'GET', path: '/currencies', status: 418 } });
+  await app.inject({ method: 'DELETE', url: '/__admin/faults?application=team-b' });
+  t.equal((await app.inject({ url: '/__admin/faults' })).json().faults.length, 1, "clearing B's faults leaves A's");
+  await app.inject({ method: 'POST', url: '/__admin/reset', payload: { application: 'team-a' } });
+  t.same((await app.inject({ url: '/__admin/faults' })).json().faults, [], "a reset of A disarms A's faults");
+  t.equal((await get('team-a')).statusCode, 200);
 });
