@@ -52,7 +52,13 @@ export interface AppDeps {
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
+    /** The server clock. Time of an application's requests and work: app.now(application). */
     clock: Clock;
+    /**
+     * An application's time: the server clock plus the application's own offset (POST /__admin/clock
+     * with `application`); without one, the server clock's.
+     */
+    now(application?: string): Date;
     catalog: Catalog;
     startedAt: number;
   }
@@ -99,6 +105,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.decorate('config', config);
   app.decorate('clock', clock);
+  app.decorate('now', (application?: string) => {
+    const own = application === undefined ? 0 : app.store.tenant(application).clock_offset_ms;
+    return own ? new Date(clock.now().getTime() + own) : clock.now();
+  });
   app.decorate('catalog', catalog);
   app.decorate('startedAt', Date.now());
   installErrorHandling(app);

@@ -41,7 +41,7 @@ async function auth(app: FastifyInstance) {
     if (header === undefined || request.routeOptions.config.ignoreBearer) return;
     const m = BEARER.exec(header);
     if (!m?.[1]) throw errors.invalidToken('Authorization must be "Bearer <access_token>"');
-    const partner = checkToken(app.store, app.clock.now(), request.service.application, m[1]);
+    const partner = checkToken(app.store, app.now(request.service.application), request.service.application, m[1]);
     if (typeof partner === 'string') throw errors.invalidToken(partner);
     request.service.partner = partner;
   };

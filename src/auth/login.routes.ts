@@ -58,7 +58,7 @@ export default async function loginRoutes(app: FastifyInstance) {
     if (client.applications !== '*' && !client.applications.includes(application)) {
       throw errors.invalidClient(`Client "${client.clientId}" may not be used with application "${clip(application)}"`);
     }
-    const { token, record } = await issueToken(app.store, app.clock, application, client);
+    const { token, record } = await issueToken(app.store, app.now(application), application, client);
     reply.header('cache-control', 'no-store');
     return {
       access_token: token,
@@ -89,7 +89,7 @@ export default async function loginRoutes(app: FastifyInstance) {
     if (!client || (fields.client_id !== undefined && fields.client_id !== record.clientId)) {
       throw errors.invalidClient('The refresh_token was not issued to this client_id: call POST /login');
     }
-    const { token, record: fresh } = await issueToken(app.store, app.clock, application, client);
+    const { token, record: fresh } = await issueToken(app.store, app.now(application), application, client);
     reply.header('cache-control', 'no-store');
     return { access_token: token, refresh_token: token, expires_in: TOKEN_LIFETIME_S, token_type: 'bearer', scope: fresh.scopes.length > 0 ? fresh.scopes.join(' ') : null };
   }

@@ -62,7 +62,7 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
       const item = itemOf(order, request.params.orderItemUuid);
       if (item.status !== 'OK') throw errors.notCancellable(item.uuid, item.status);
       const application = request.service.application;
-      const now = app.clock.now();
+      const now = app.now(application);
       const supplierAmount = refundAmount(resolve(app, item).activity.booking.refund_policies, item, now);
       // Refunded in the currency the order was placed (and paid) in.
       const from = app.catalog.currencyByCode.get(item.supplier_currency);
@@ -95,7 +95,7 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
       const item = itemOf(order, request.params.orderItemUuid);
       const { activity } = resolve(app, item);
       if (!activity.booking.refund_policies.length) throw errors.notFound('No refund policy for this order item');
-      const now = app.clock.now().getTime();
+      const now = app.now(request.service.application).getTime();
       return tiers(activity.booking.refund_policies, item).map(({ policy: p, until }) => ({
         ...p, ...(p.type === 'ABSOLUTE' ? { currency_code: activity.supplier_currency } : {}),
         applicable_until: minute(until), remaining_time: formatDuration(Math.max(0, until.getTime() - now)),

@@ -35,7 +35,7 @@ function expired(cart: Cart, now: Date): boolean {
 export function cartOf(app: FastifyInstance, request: FastifyRequest, uuid: string): Cart {
   const cart = app.store.tenant(request.service.application).carts[uuid] as unknown as Cart | undefined;
   if (!cart) throw errors.notFound(`Cart ${clip(uuid)} does not exist`);
-  if (expired(cart, app.clock.now())) throw errors.notFound(`Cart ${cart.uuid} does not exist: carts without an order are deleted 3 months after their last change`);
+  if (expired(cart, app.now(request.service.application))) throw errors.notFound(`Cart ${cart.uuid} does not exist: carts without an order are deleted 3 months after their last change`);
   return cart;
 }
 
@@ -46,18 +46,18 @@ export function assertOpen(cart: Cart): void {
 
 export default async function cartsRoutes(app: FastifyInstance) {
   const tags = ['carts'];
-  const now = () => app.clock.now().toISOString();
+  const now = (request: FastifyRequest) => app.now(request.service.application).toISOString();
   const save = (request: FastifyRequest, uuid: string, change: (cart: Cart) => void) =>
     app.store.update(request.service.application, (t) => {
       const cart = t.carts[uuid] as unknown as Cart;
       change(cart);
-      cart.updated_at = now();
+      cart.updated_at = now(request);
       return cart;
     });
 
   app.post('/carts', { schema: { tags, summary: 'Create an empty cart', response: { 200: CartSchema } } }, async (request) => {
     const { application } = request.service;
-    const clock = app.clock.now();
+    const clock = app.now(application);
     const at = clock.toISOString();
     const cart: Cart = { uuid: randomUUID(), created_at: at, updated_at: at, items: [], customer: null, extra_customer_data: {}, order_uuid: null };
     // Expired carts go with a later cart's creation (found on the read-only view: only those deleted count as written).
@@ -103,7 +103,8 @@ export default async function cartsRoutes(app: FastifyInstance) {
       if (cart.items.length + inputs.length > MAX_ITEMS) throw errors.validation(`A cart holds at most ${MAX_ITEMS} items`);
       // Every item is checked before any is written: a refused request changes nothing.
       const added: CartItemRecord[] = [];
-      inputs.forEach((input, i) => added.push({ uuid: randomUUID(), created_at: now(), ...checkItem(app, cart, input, i, added) }));
+      const at = app.now(request.service.application);
+      inputs.forEach((input, i) => added.push({ uuid: randomUUID(), created_at: at.toISOString(), ...checkItem(app, cart, input, i, added, at) }));
       await save(request, cart.uuid, (c) => {
         c.items = [...c.items, ...added];
       });

@@ -123,7 +123,7 @@ export default async function customerRoutes(app: FastifyInstance) {
         const c = t.carts[cart.uuid] as unknown as Cart;
         c.customer = lead as CustomerData;
         c.extra_customer_data = (extra_customer_data as Cart['extra_customer_data'] | undefined) ?? {};
-        c.updated_at = app.clock.now().toISOString();
+        c.updated_at = app.now(request.service.application).toISOString();
         return c;
       });
       return { ...saved.customer, extra_customer_data: saved.extra_customer_data };

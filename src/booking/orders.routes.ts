@@ -114,7 +114,7 @@ export default async function ordersRoutes(app: FastifyInstance) {
     const noParticipants = missingParticipants(app, cart);
     if (noParticipants.length) missing.push(`participant info for cart items ${noParticipants.join(', ')}`);
     if (missing.length) throw errors.validation(`Cannot create the order: missing ${[...new Set(missing)].join('; ')}`);
-    const at = app.clock.now().toISOString();
+    const at = app.now(request.service.application).toISOString();
     const extra = body.extra_data === undefined ? null : typeof body.extra_data === 'string' ? body.extra_data : JSON.stringify(body.extra_data);
     const order = await app.store.update(request.service.application, (t) => {
       const id = (t.counters.order ?? 4000000) + 1;
@@ -164,7 +164,7 @@ export default async function ordersRoutes(app: FastifyInstance) {
     const [saved, deliveries] = await app.store.update(application, (t) => {
       const o = t.orders[order.uuid] as unknown as Order;
       o.paid = true;
-      o.updated_at = app.clock.now().toISOString();
+      o.updated_at = app.now(application).toISOString();
       // A scenario attached to an item (e.g. lead booker ko@example.com) replaces the defaults of
       // INTERFACE.md section 3: instant-confirmation items are confirmed at once, others wait.
       const sent = o.items.flatMap((x) => {

@@ -143,7 +143,7 @@ export default async function activityContentRoutes(app: FastifyInstance) {
     async (request) => {
       const { day } = request.params;
       if (!isDay(day)) throw errors.validation(`params "day" is not a date: ${clip(day)}`);
-      if (day > app.clock.now().toISOString().slice(0, 10)) throw errors.validation(`params "day" ${day} is in the future`);
+      if (day > app.activityBodies.today(request.service.application)) throw errors.validation(`params "day" ${day} is in the future`);
       // The mock's catalog does not change; a stable, day-dependent sample stands for the changes.
       const n = Number(day.replaceAll('-', ''));
       return catalog.activities.filter((a) => (a.id + n) % 7 === 0).map((a) => ({ uuid: a.uuid }));

@@ -68,6 +68,12 @@ export interface Tenant {
   journal: Record<string, JournalEntry>;
   /** Sequences (e.g. the numeric order id): name -> last value used. */
   counters: Record<string, number>;
+  /**
+   * How far POST /__admin/clock with this application moved its clock from the server clock, in ms:
+   * its token expiry, cutoffs, refund tiers, scenario steps and webhook retries follow the server
+   * clock plus this. 0: the server clock.
+   */
+  clock_offset_ms: number;
 }
 
 /** A partner registered through POST /__admin/clients; its secret is kept only as a digest. */
@@ -125,6 +131,7 @@ export function emptyTenant(): Tenant {
     deliveries: dict(),
     journal: dict(),
     counters: dict(),
+    clock_offset_ms: 0,
   };
 }
 
@@ -155,8 +162,9 @@ export function normalizeState(raw: unknown): State | string {
     if (!isObject(tenant)) return `"tenants.${app}" must be an object`;
     for (const [field, empty] of Object.entries(defaults)) {
       const v = tenant[field];
-      if (v === undefined) tenant[field] = empty === null ? null : dict();
+      if (v === undefined) tenant[field] = isObject(empty) ? dict() : empty;
       else if (isObject(empty) && !isObject(v)) return `"tenants.${app}.${field}" must be an object`;
+      else if (typeof empty === 'number' && (typeof v !== 'number' || !Number.isFinite(v))) return `"tenants.${app}.${field}" must be a number`;
       else if (isObject(v)) Object.setPrototypeOf(v, null);
     }
   }
