@@ -20,7 +20,10 @@ export interface DispatcherOptions {
   defaultTarget?: WebhookTarget | null;
   /** Delays between attempts (ISO 8601 durations or ms); after the last, the delivery fails. */
   schedule?: ReadonlyArray<string | number>;
+  /** Per phase of an attempt (connect, the answer's head, each pause in its body); default 5000 ms. */
   timeoutMs?: number;
+  /** The whole of an attempt, whatever the receiver does; past it the attempt fails. Default 10000 ms. */
+  deadlineMs?: number;
   /** Wall-clock time for signature timestamps (receivers compare them with their own clock). */
   wallClock?: () => Date;
   /** Attempts in flight at once, across items. */
@@ -88,7 +91,7 @@ export class WebhookDispatcher {
 
   constructor(private readonly opts: DispatcherOptions) {
     this.chaos = new ChaosSettings(opts.seed ?? 1);
-    this.sender = new WebhookSender({ timeoutMs: opts.timeoutMs });
+    this.sender = new WebhookSender({ timeoutMs: opts.timeoutMs, deadlineMs: opts.deadlineMs });
     this.#targets = new WebhookTargets(opts.store, opts.defaultTarget);
     this.#delays = retryDelays(opts.schedule ?? DEFAULT_RETRY_SCHEDULE);
     this.#wall = opts.wallClock ?? (() => new Date());
