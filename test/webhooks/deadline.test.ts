@@ -43,6 +43,18 @@ t.test('no answer at all: the deadline ends the attempt before the per-phase tim
   t.match(quick, { error: /^timeout after 100 ms/ }, 'a shorter deadline for one send');
 });
 
+t.test('an answer whose body stops for longer than the per-phase timeout fails, not delivered', async (t) => {
+  const rx = await startReceiver(() => 'stall');
+  const sender = new WebhookSender({ timeoutMs: 300, deadlineMs: 5000 });
+  t.teardown(async () => {
+    await sender.close();
+    await rx.close();
+  });
+  const r = await within(sender.send(rx.url, '{}', {}), 4000);
+  t.same(r === 'still running' ? r : { ...r, duration_ms: 0 }, { error: 'timeout after 300 ms', duration_ms: 0, delivered: false });
+  t.equal(await closedSoon(rx), 0, 'the connection is not kept');
+});
+
 t.test('a trickling receiver: the attempt fails at the deadline, is logged, and is retried on the schedule', async (t) => {
   const rx = await startReceiver((_r, i) => (i === 0 ? 'trickle' : 200));
   const clock = fixedClock(T0);

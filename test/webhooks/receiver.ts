@@ -21,9 +21,9 @@ export interface Received {
 /**
  * What the receiver answers to one request: a status, 'hang' (never answers), or 'trickle': 200 and
  * a 1,000-byte body sent one byte every 100 ms, so that no pause between pieces is long enough for a
- * per-phase timeout.
+ * per-phase timeout; 'stall': 200 and one byte of that body, then nothing.
  */
-export type Answer = number | 'hang' | 'trickle';
+export type Answer = number | 'hang' | 'trickle' | 'stall';
 
 /** A real webhook receiver on 127.0.0.1 (port 0) that records every request. */
 export async function startReceiver(answer: (r: Received, index: number) => Answer = () => 200) {
@@ -39,8 +39,10 @@ export async function startReceiver(answer: (r: Received, index: number) => Answ
       received.push(r);
       const a = answer(r, received.length - 1);
       if (a === 'hang') return;
-      if (a === 'trickle') {
+      if (a === 'trickle' || a === 'stall') {
         res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '1000' });
+        res.write('x');
+        if (a === 'stall') return;
         const timer = setInterval(() => res.write('x'), 100);
         tricklers.add(timer);
         res.on('close', () => (clearInterval(timer), tricklers.delete(timer)));
