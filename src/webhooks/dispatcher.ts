@@ -28,9 +28,9 @@ export interface DispatcherOptions {
   deadlineMs?: number;
   /** Wall-clock time for signature timestamps (receivers compare them with their own clock). */
   wallClock?: () => Date;
-  /** Requests in flight at once, every application together; default 256. */
+  /** Requests in flight at once, every application together; default 1024. */
   concurrency?: number;
-  /** Requests in flight at once for one application (its share, whatever its receiver does); default 64. */
+  /** Requests in flight at once for one application (its share, whatever its receiver does); default 256. */
   perApplication?: number;
   /** Trouble at warn; one line per attempt (failed ones at warn, delivered ones at info). */
   /** Seeds the chaos draws (duplicates, delays): the server's --seed. */
@@ -98,12 +98,13 @@ export class WebhookDispatcher {
 
   constructor(private readonly opts: DispatcherOptions) {
     this.chaos = new ChaosSettings(opts.seed ?? 1);
-    this.sender = new WebhookSender({ timeoutMs: opts.timeoutMs, deadlineMs: opts.deadlineMs });
+    // Connections per receiver as many as requests in all: applications sharing a receiver are held to their shares by the slots, not by undici's pool.
+    const total = opts.concurrency ?? 1024;
+    this.sender = new WebhookSender({ timeoutMs: opts.timeoutMs, deadlineMs: opts.deadlineMs, connections: total });
     this.#targets = new WebhookTargets(opts.store, opts.defaultTarget);
     this.#delays = retryDelays(opts.schedule ?? DEFAULT_RETRY_SCHEDULE);
     this.#wall = opts.wallClock ?? (() => new Date());
-    const total = opts.concurrency ?? 256;
-    this.#slots = new SendSlots(total, Math.min(opts.perApplication ?? 64, total));
+    this.#slots = new SendSlots(total, Math.min(opts.perApplication ?? 256, total));
     this.#unsubscribe = opts.clock.onChange?.(() => this.#queueTick()) ?? (() => undefined);
     opts.store.onReset((app) => {
       this.#forget(app);

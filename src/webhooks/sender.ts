@@ -21,6 +21,8 @@ export interface SenderOptions {
   timeoutMs?: number;
   /** The whole attempt, from sending to the answer's last byte, whatever the receiver does. Default 10000 ms. */
   deadlineMs?: number;
+  /** Keep-alive connections per receiver (origin); default 256. The dispatcher passes its own total, so that its per-application shares bind first. */
+  connections?: number;
   /**
    * Proxies, as undici's EnvHttpProxyAgent takes them; by default HTTP_PROXY, HTTPS_PROXY and
    * NO_PROXY (or their lower-case forms) from the environment. Tests pass their own.
@@ -34,9 +36,9 @@ export interface SenderOptions {
 class Deadline extends Error {}
 
 /**
- * Sends webhook POSTs with undici: a keep-alive pool of up to 256 connections per receiver (a new
- * TCP and TLS connection per delivery would cap throughput to a local receiver well below the
- * 1,000/s the benchmark asks for), through the proxy the environment names.
+ * Sends webhook POSTs with undici: a keep-alive pool of connections per receiver (a new TCP and TLS
+ * connection per delivery would cap throughput to a local receiver well below the 1,000/s the
+ * benchmark asks for), through the proxy the environment names.
  */
 export class WebhookSender {
   timeoutMs: number;
@@ -51,7 +53,7 @@ export class WebhookSender {
     // undici's own timers bound each phase (connecting, waiting for the answer's head, between its
     // body's chunks); the deadline of each send bounds the whole, a body trickling in included.
     const t = this.timeoutMs;
-    this.#agent = new EnvHttpProxyAgent({ connections: 256, headersTimeout: t, bodyTimeout: t, connect: { timeout: t, ...(opts.ca ? { ca: opts.ca } : {}) }, ...opts.proxy });
+    this.#agent = new EnvHttpProxyAgent({ connections: opts.connections ?? 256, headersTimeout: t, bodyTimeout: t, connect: { timeout: t, ...(opts.ca ? { ca: opts.ca } : {}) }, ...opts.proxy });
   }
 
   /** One POST, ended after `deadlineMs` at the latest (its connection then closed, not kept). */
