@@ -135,7 +135,8 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
     if (problem) throw errors.validation(`body "url": ${problem}`);
     const secret = body.secret !== undefined ? body.secret : body.url === undefined ? (configured?.secret ?? null) : null;
     try {
-      return await checkReceiver({ url, secret, basic: body.basic ?? null, headerPrefix: app.config.headerPrefix });
+      const { timeoutMs, deadlineMs } = app.webhooks.sender;
+      return await checkReceiver({ url, secret, basic: body.basic ?? null, headerPrefix: app.config.headerPrefix, timeoutMs, deadlineMs });
     } catch (e) {
       if (e instanceof ReceiverUnreachable) throw errors.receiverUnreachable(e.message);
       throw e;
