@@ -28,6 +28,7 @@ interface Held {
 }
 
 const here = hostname();
+const ignore = () => undefined;
 
 function readOwner(file: string): Owner | null {
   try {
@@ -107,6 +108,10 @@ async function registry(): Promise<string> {
  * file as compactions replace it. A refusal is a StoreError naming the holder.
  */
 export async function lockStateFile(file: string, st: { dev: number; ino: number } | null, warn: (message: string) => void): Promise<StateLock> {
+  // proper-lockfile frees its locks at exit through signal-exit, which also catches SIGXFSZ and raises
+  // it again: a write past the file-size limit (RLIMIT_FSIZE) killed the server, where Node ignores
+  // it. With a listener of ours signal-exit lets it be, and the write fails with EFBIG: a 503.
+  if (!process.listeners('SIGXFSZ').includes(ignore)) process.on('SIGXFSZ', ignore);
   const refuse = (holder: Owner | null, via: string) =>
     new StoreError(`State file ${file}${via} is in use by another mock-server (${who(holder)}): stop that one, or give this one another --db (or --db memory).`);
   const held: Held[] = [];
