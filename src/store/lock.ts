@@ -117,31 +117,34 @@ export async function lockStateFile(file: string, st: { dev: number; ino: number
   const held: Held[] = [];
   const releaseAll = () => Promise.all(held.splice(0).map((h) => h.release())).then(() => undefined);
   let reg: string | null = null;
-  try {
-    reg = await registry();
-  } catch (e) {
+  const noRegistry = (e: unknown) => {
     warn(`No lock registry in ${tmpdir()} (${(e as Error).message}): only the lock beside state file ${file} keeps a second server away`);
-  }
+    reg = null;
+  };
+  /** A lock in the registry; a registry that cannot be used is told about and done without. */
+  const fromRegistry = (base: string) => take(base, file, warn).catch((e: unknown) => void noRegistry(e));
   const inodeBase = (s: { dev: number; ino: number }) => join(reg as string, `inode-${s.dev}-${s.ino}`);
   let inode: Held | null = null;
+  let beside: Held;
   try {
-    const bases = [...(reg ? [join(reg, `path-${createHash('sha256').update(file).digest('hex').slice(0, 32)}`)] : []), file];
-    for (const base of bases) {
-      const r = await take(base, file, warn);
-      if ('holder' in r) throw refuse(r.holder, '');
-      held.push(r);
-    }
-    if (reg && st) {
-      const r = await take(inodeBase(st), file, warn);
-      if ('holder' in r) throw refuse(r.holder, r.holder?.file && r.holder.file !== file ? ` (the same file as ${r.holder.file}: a hard link)` : '');
-      inode = r;
-    }
+    reg = await registry().catch((e: unknown) => {
+      noRegistry(e);
+      return null;
+    });
+    const byPath = reg ? await fromRegistry(join(reg, `path-${createHash('sha256').update(file).digest('hex').slice(0, 32)}`)) : undefined;
+    if (byPath && 'holder' in byPath) throw refuse(byPath.holder, '');
+    if (byPath) held.push(byPath);
+    const r = await take(file, file, warn);
+    if ('holder' in r) throw refuse(r.holder, '');
+    held.push((beside = r));
+    const byInode = reg && st ? await fromRegistry(inodeBase(st)) : undefined;
+    if (byInode && 'holder' in byInode) throw refuse(byInode.holder, byInode.holder?.file && byInode.holder.file !== file ? ` (the same file as ${byInode.holder.file}: a hard link)` : '');
+    if (byInode) inode = byInode;
   } catch (e) {
     await releaseAll();
     if (e instanceof StoreError) throw e;
     throw new StoreError(`Cannot lock state file ${file}: ${(e as Error).message}`);
   }
-  let beside = held[held.length - 1] as Held;
   return {
     async follow(next) {
       if (!reg || inode?.base === inodeBase(next)) return;
