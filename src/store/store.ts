@@ -144,7 +144,7 @@ class LowStore implements Store {
   readonly #compactBytes: number | undefined;
   readonly #warn: (message: string) => void;
   readonly #lock: StateLock | undefined;
-  /** Notices a log removed while no one writes (see #watch). */
+  /** Looks for a log removed while no one writes (see #checkLog). */
   #watch: NodeJS.Timeout | null = null;
 
   constructor(
@@ -381,17 +381,17 @@ class LowStore implements Store {
     await syncDirectory(logFile);
   }
 
-  /**
-   * Writes the state afresh after a failed write or a removed log. Updates queued meanwhile stay
-   * pending: the rewrite may have written their records before they changed, so only the fresh log
-   * holds them (dropping them here lost acknowledged writes to a kill -9 after a recovery).
-   */
   /** A log removed while no one writes: without a write to notice it, a crash would lose everything since the last compaction. */
   async #checkLog(): Promise<void> {
     if (this.#running || this.#closed || !this.#log || (await this.#log.stat().catch(() => null))?.nlink !== 0) return;
     await this.#commit('[]').catch((e: Error) => this.#warn(e.message));
   }
 
+  /**
+   * Writes the state afresh after a failed write or a removed log. Updates queued meanwhile stay
+   * pending: the rewrite may have written their records before they changed, so only the fresh log
+   * holds them (dropping them here lost acknowledged writes to a kill -9 after a recovery).
+   */
   async #recover(): Promise<void> {
     const why = (this.#broken as Error).message;
     await this.#rewrite();

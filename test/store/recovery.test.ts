@@ -46,3 +46,19 @@ t.test('a write acknowledged while the state is written afresh survives a crash 
   await c.close();
   await s.close();
 });
+
+t.test('the state directory removed while nobody writes: the state is back within seconds, without a write', async (t) => {
+  const dir = join(tempDir(t), 'state-dir');
+  const file = join(dir, 'state.json');
+  const warnings: string[] = [];
+  const s = await createStore(file, { warn: (m) => warnings.push(m) });
+  await s.update('a', (tn) => void (tn.counters.n = 7));
+  rmSync(dir, { recursive: true });
+  for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 50));
+  t.ok(existsSync(file), 'written afresh with no write to notice the removal');
+  t.match(warnings.join('\n'), /written afresh .*the log .* was removed/);
+  const c = await createStore(crashCopy(file, join(dir, '..')), { warn: () => undefined });
+  t.equal(c.tenant('a').counters.n, 7, 'what was acknowledged before the removal would survive a crash now');
+  await c.close();
+  await s.close();
+});
