@@ -44,6 +44,7 @@ t.test('a --db that cannot be used exits 2 with one line, within a bound', async
   const cases: Array<[string, string, RegExp]> = [
     ['a new directory under /proc', '/proc/nope/x.json', /State directory \/proc cannot be written/],
     ['a new directory under /sys', '/sys/nope/x.json', /State directory \/sys cannot be written/],
+    ['a directory of /sys whose mode bits allow writing', '/sys/kernel/x.json', /State directory \/sys\/kernel cannot be written/],
     ['a path through a regular file', join(file, 'x.json'), /is not a directory/],
     ['a directory', dir, /is a directory/],
     ['an unreadable file (mode 000, even for root)', unreadable, /cannot be read \(it is not readable\)/],

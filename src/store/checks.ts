@@ -1,5 +1,5 @@
 import { constants, type Stats } from 'node:fs';
-import { access, lstat, mkdir, realpath, stat } from 'node:fs/promises';
+import { access, lstat, mkdir, open, realpath, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { StoreError } from './wal.js';
 
@@ -92,6 +92,15 @@ export async function checkFiles(file: string): Promise<boolean> {
       return true;
     }),
   );
+  // Mode bits do not tell everything: sysfs, say, refuses new files in a directory marked writable.
+  if (!found[4]) {
+    await open(temp, 'wx')
+      .then((fh) => fh.close())
+      .then(() => rm(temp, { force: true }))
+      .catch((e: Error) => {
+        throw new StoreError(`State directory ${dirname(file)} cannot be written (${e.message}): choose another --db, or start with --db memory.`);
+      });
+  }
   return found[0] as boolean;
 }
 
