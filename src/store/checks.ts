@@ -93,14 +93,14 @@ export async function checkFiles(file: string): Promise<boolean> {
     }),
   );
   // Mode bits do not tell everything: sysfs, say, refuses new files in a directory marked writable.
-  if (!found[4]) {
-    await open(temp, 'wx')
-      .then((fh) => fh.close())
-      .then(() => rm(temp, { force: true }))
-      .catch((e: Error) => {
-        throw new StoreError(`State directory ${dirname(file)} cannot be written (${e.message}): choose another --db, or start with --db memory.`);
-      });
-  }
+  // A name of this process's own: the temporary file may be a running server's, mid-compaction.
+  const probe = join(dirname(file), `.${basename(file)}.${process.pid}.probe`);
+  await open(probe, 'wx')
+    .then((fh) => fh.close())
+    .then(() => rm(probe, { force: true }))
+    .catch((e: Error) => {
+      throw new StoreError(`State directory ${dirname(file)} cannot be written (${e.message}): choose another --db, or start with --db memory.`);
+    });
   return found[0] as boolean;
 }
 
