@@ -49,7 +49,10 @@ export async function makeDirectory(dir: string, file: string): Promise<void> {
  * paths; a link's own name would have been replaced by a file of its own at the first compaction.
  */
 export async function resolveStateFile(db: string): Promise<string> {
-  const given = resolve(db);
+  return userFacing(resolve(db), () => resolveFile(resolve(db)));
+}
+
+async function resolveFile(given: string): Promise<string> {
   await makeDirectory(dirname(given), given);
   const file = join(await realpath(dirname(given)), basename(given));
   const st = await lstat(file).catch(() => null);
@@ -70,7 +73,11 @@ export async function resolveStateFile(db: string): Promise<string> {
  * process's nor the directory's. The user learns at start, not at the first booking or compaction.
  * Returns whether the state file exists.
  */
-export async function checkFiles(file: string): Promise<boolean> {
+export function checkFiles(file: string): Promise<boolean> {
+  return userFacing(file, () => check(file));
+}
+
+async function check(file: string): Promise<boolean> {
   const dir = await stat(dirname(file));
   await writable(dirname(file), dir, 'directory');
   const { log, oldLog, backup, temp } = companions(file);
@@ -107,6 +114,16 @@ export async function checkFiles(file: string): Promise<boolean> {
 /** Everything above for a --db, with no lock taken: the CLI's check before it loads the server. */
 export async function checkStatePath(db: string): Promise<void> {
   await checkFiles(await resolveStateFile(db));
+}
+
+/** Any other failure (a directory without search permission, say) is still one line for the user. */
+async function userFacing<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof StoreError) throw e;
+    throw new StoreError(`State file ${file} cannot be used: ${(e as Error).message}`);
+  }
 }
 
 async function writable(path: string, st: Stats, what: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { link, open, readFile, rename, rm, copyFile, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { dirname } from 'node:path';
+import { companions } from './checks.js';
 import type { Adapter } from 'lowdb';
 import type { State } from './schema.js';
 
@@ -26,8 +27,7 @@ export class StateFile implements Adapter<State> {
     readonly file: string,
     private readonly claim?: (st: { dev: number; ino: number }) => Promise<void>,
   ) {
-    this.backup = `${file}.bak`;
-    this.#temp = join(dirname(file), `.${basename(file)}.tmp`);
+    ({ backup: this.backup, temp: this.#temp } = companions(file));
   }
 
   /** The parsed file (any JSON value, for the caller to check), or null when there is none. */
