@@ -3,7 +3,7 @@ import { access, lstat, mkdir, open, realpath, rm, stat } from 'node:fs/promises
 import { basename, dirname, join, resolve } from 'node:path';
 import { StoreError } from './wal.js';
 
-/** The files a file store keeps beside its state file (the lock's aside). */
+/** The files a file store keeps beside its state file, besides the lock's. */
 export function companions(file: string) {
   return { log: `${file}.wal`, oldLog: `${file}.wal.old`, backup: `${file}.bak`, temp: join(dirname(file), `.${basename(file)}.tmp`) };
 }
