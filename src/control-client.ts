@@ -289,6 +289,24 @@ export interface JournalEntry {
   req_id: string;
 }
 
+/** One side of a journaled exchange: secrets masked (`Bearer ***`, `"client_secret":"***"`), the body cut at 16,384 characters. */
+export interface JournalMessage {
+  /** Names in lower case. */
+  headers: Record<string, string>;
+  /** The body as text; null when there was none. */
+  body: string | null;
+  /** The body was longer than the cap: `body` holds its start. */
+  truncated: boolean;
+  /** The whole body's size in bytes. */
+  bytes: number;
+}
+
+/** GET /__admin/requests/{id}: the entry with its headers and bodies; null once the journal no longer keeps them (it keeps the latest 500 requests'). */
+export interface JournalDetail extends JournalEntry {
+  request: JournalMessage | null;
+  response: JournalMessage | null;
+}
+
 export interface RequestsFilter {
   application?: string;
   /** 1..1000, default 100. */
@@ -370,6 +388,8 @@ export interface ControlClient {
     clear(): Promise<void>;
   };
   requests(filter?: RequestsFilter): Promise<RequestsAnswer>;
+  /** One journal entry (an `id` of requests()) with its headers and bodies, both ways. */
+  request(id: number): Promise<JournalDetail>;
   clearRequests(application?: string): Promise<void>;
   /** The integration report of an application (needed when more than one has made requests). */
   report(application?: string): Promise<IntegrationReport>;
@@ -489,6 +509,7 @@ export function createControlClient(controlUrl: string, options: ControlClientOp
       clear: () => call('DELETE', '/faults'),
     },
     requests: (filter = {}) => call('GET', '/requests', { query: { application: filter.application, limit: filter.limit } }),
+    request: (id) => call('GET', `/requests/${seg(String(id))}`),
     clearRequests: (application) => call('DELETE', '/requests', { query: { application } }),
     report: (application) => call('GET', '/report', { query: { application } }),
     health: () => call('GET', '/health'),
