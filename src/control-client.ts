@@ -145,6 +145,19 @@ export interface DeliveryAttempt {
   duration_ms: number;
   /** What webhook chaos did to this attempt on purpose, if anything. */
   chaos?: 'duplicate' | 'reorder' | 'delay' | 'fail_first';
+  /** The headers sent: webhook-id, webhook-timestamp, webhook-signature and the vendor's (Authorization masked); absent when no request was made. */
+  headers?: Record<string, string>;
+}
+
+/** Why a pending delivery waits, computed when asked. */
+export interface DeliveryWait {
+  reason: 'ordering' | 'retry' | 'no_receiver' | 'receiver_down' | 'chaos_delay' | 'sending' | 'due';
+  /** E.g. "waiting for version 1 of this order item to be delivered first (…)", "next attempt at … (attempt 2 of 6)". */
+  message: string;
+  /** Server-clock time of its next attempt, when one is scheduled and not under way. */
+  next_attempt_at: string | null;
+  /** ordering: the id of the delivery that goes first. */
+  after: string | null;
 }
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed';
@@ -164,6 +177,8 @@ export interface WebhookDelivery {
   seq: number;
   /** Attempts before this index belong to earlier rounds (a redeliver starts a new one). */
   round_start: number;
+  /** Why it waits while pending; null once delivered or failed. */
+  waiting: DeliveryWait | null;
 }
 
 export interface DeliveriesFilter {

@@ -1,6 +1,5 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { redactHeaders, redactText } from './redact.js';
+import { redactHeaders, redactText } from '../redact.js';
 
 /** Characters of each body the journal keeps; the rest is cut and the body marked `truncated`. */
 export const BODY_CAP = 16_384;

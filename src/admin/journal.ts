@@ -4,7 +4,7 @@ import { errorResponses, errors } from '../http/errors.js';
 import { ApplicationQuery } from './docs.js';
 import { Type, type Static } from 'typebox';
 import { BODY_CAP, capture, KEEP_DETAILS, show, type Captured, type JournalMessage } from './journal-detail.js';
-import { redactUrl } from './redact.js';
+import { redactUrl } from '../redact.js';
 
 export type { JournalMessage } from './journal-detail.js';
 

@@ -4,7 +4,7 @@ import t, { type Test } from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, H } from '../helper.js';
 import { BODY_CAP, KEEP_DETAILS } from '../../src/admin/journal-detail.js';
-import { redactText, redactUrl } from '../../src/admin/redact.js';
+import { redactText, redactUrl } from '../../src/redact.js';
 
 const latest = async (t: Test, app: FastifyInstance) => {
   const [entry] = (await app.inject({ url: '/__admin/requests?limit=1' })).json().requests;

@@ -4,7 +4,8 @@
 import type { JournalEntry as ServerJournalEntry, JournalDetail as ServerJournalDetail } from '../../src/admin/journal.js';
 import type { Fault as ServerFault } from '../../src/http/faults.js';
 import type { UpdateOrderItemPayload } from '../../src/webhooks/payload.js';
-import type { Delivery, DeliveryAttempt as ServerAttempt } from '../../src/webhooks/delivery.js';
+import type { DeliveryAttempt as ServerAttempt } from '../../src/webhooks/delivery.js';
+import type { DeliveryView } from '../../src/webhooks/waiting.js';
 import type { Report } from '../../src/report/index.js';
 import type { DeliveryAttempt, Fault, IntegrationReport, JournalDetail, JournalEntry, WebhookDelivery, WebhookPayload } from '../../src/index.js';
 
@@ -17,7 +18,7 @@ export const inSync: [
   Same<Fault, ServerFault>,
   Same<WebhookPayload, UpdateOrderItemPayload>,
   Same<DeliveryAttempt, ServerAttempt>,
-  Same<WebhookDelivery, Delivery>,
+  Same<WebhookDelivery, DeliveryView>,
   // The server's report is narrower (its ids and step names are unions): it must fit the published one.
   Report extends IntegrationReport ? true : false,
 ] = [true, true, true, true, true, true, true];
