@@ -228,7 +228,7 @@ function Message({ title, m }) {
     <pre class="headers">${headerLines(m.headers)}</pre>
     ${m.body === null
       ? html`<p class="muted">no body</p>`
-      : html`${m.truncated && html`<p class="badge warning truncated">truncated: the first 16,384 characters of ${m.bytes} bytes</p>`}<pre class="body">${m.truncated ? m.body : pretty(m.body)}</pre>`}
+      : html`${m.truncated && html`<p class="badge warning truncated">truncated: the first 16,384 of ${m.bytes} bytes</p>`}<pre class="body">${m.truncated ? m.body : pretty(m.body)}</pre>`}
   </div>`;
 }
 

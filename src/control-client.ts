@@ -304,7 +304,7 @@ export interface JournalEntry {
   req_id: string;
 }
 
-/** One side of a journaled exchange: secrets masked (`Bearer ***`, `"client_secret":"***"`), the body cut at 16,384 characters. */
+/** One side of a journaled exchange: secrets masked (`Bearer ***`, `"client_secret":"***"`), the body cut at 16,384 bytes. */
 export interface JournalMessage {
   /** Names in lower case. */
   headers: Record<string, string>;

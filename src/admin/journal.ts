@@ -48,7 +48,8 @@ const KEEP = 1000;
 /** Applications whose journal is kept: the least recently active go first, so memory stays bounded however many names clients send. */
 export const KEEP_APPLICATIONS = 200;
 
-type Recorded = Omit<JournalEntry, 'at' | 'duration_ms'> & { at: number; elapsed: number };
+/** `exchange`: null once a later request took its place among the latest KEEP_DETAILS. */
+type Recorded = Omit<JournalEntry, 'at' | 'duration_ms'> & { at: number; elapsed: number; exchange: Captured | null };
 
 /**
  * Whether a URL belongs to the partner API. The control API and the docs never count, even with
@@ -69,12 +70,13 @@ async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
   // Entries keep the server time as a number and become JournalEntry objects only when listed:
   // formatting a date on every request showed in the hot path's profile.
   const byApp = new Map<string, Recorded[]>();
-  // The exchanges of the latest KEEP_DETAILS requests, oldest first (a Map keeps insertion order).
-  const details = new Map<number, { entry: Recorded; exchange: Captured }>();
+  // The latest KEEP_DETAILS entries, in a ring by id: an entry keeps its exchange while it holds its
+  // slot. One array store per request; every object kept costs garbage collection work.
+  const ring: Array<Recorded | undefined> = [];
   let held = 0;
-  const forget = (id: number) => {
-    held -= details.get(id)?.exchange.held ?? 0;
-    details.delete(id);
+  const release = (e: Recorded | undefined) => {
+    held -= e?.exchange?.held ?? 0;
+    if (e) e.exchange = null;
   };
   let seq = 0;
   app.decorateRequest('journalPayload', null);
@@ -88,12 +90,13 @@ async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
       const application = request.service?.application ?? null;
       const key = application ?? '';
       const list = byApp.get(key) ?? [];
-      const entry: Recorded = { id: ++seq, at: app.clock.now().getTime(), method: request.method, path: redactUrl(request.url), status: reply.statusCode, elapsed: reply.elapsedTime, application, req_id: String(request.id) };
+      const entry: Recorded = { id: ++seq, at: app.clock.now().getTime(), method: request.method, path: redactUrl(request.url), status: reply.statusCode, elapsed: reply.elapsedTime, application, req_id: String(request.id), exchange: null };
       list.push(entry);
-      const exchange = capture(request, reply, request.journalPayload, held);
-      held += exchange.held;
-      details.set(entry.id, { entry, exchange });
-      if (details.size > KEEP_DETAILS) forget(details.keys().next().value as number);
+      const slot = entry.id % KEEP_DETAILS;
+      release(ring[slot]);
+      entry.exchange = capture(request, reply, request.journalPayload, held);
+      held += entry.exchange.held;
+      ring[slot] = entry;
       // Deleted and set again: a Map keeps insertion order, so its first key is the least recently active.
       byApp.delete(key);
       // Trimmed in chunks: dropping one entry per request would shift the whole array every time.
@@ -106,15 +109,20 @@ async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
   const drop = (application?: string | null) => {
     if (application === undefined || application === null) {
       byApp.clear();
-      details.clear();
-      held = 0;
+      ring.forEach(release);
+      ring.length = 0;
       return;
     }
     byApp.delete(application);
-    for (const [id, d] of details) if ((d.entry.application ?? '') === application) forget(id);
+    ring.forEach((e, i) => {
+      if (e && (e.application ?? '') === application) {
+        release(e);
+        ring[i] = undefined;
+      }
+    });
   };
   app.store.onReset((application) => drop(application));
-  const shown = ({ at, elapsed, ...r }: Recorded): JournalEntry => ({ ...r, at: new Date(at).toISOString(), duration_ms: Math.round(elapsed * 100) / 100 });
+  const shown = ({ at, elapsed, exchange: _, ...r }: Recorded): JournalEntry => ({ ...r, at: new Date(at).toISOString(), duration_ms: Math.round(elapsed * 100) / 100 });
   app.decorate('journal', {
     list(application, limit = 100) {
       const keep = (l: Recorded[]) => l.slice(-KEEP);
@@ -125,8 +133,8 @@ async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
         .map(shown);
     },
     get(id) {
-      const kept = details.get(id);
-      if (kept) return { ...shown(kept.entry), ...show(kept.exchange) };
+      const kept = ring[id % KEEP_DETAILS];
+      if (kept?.id === id && kept.exchange) return { ...shown(kept), ...show(kept.exchange) };
       for (const list of byApp.values()) {
         const entry = list.find((e) => e.id === id);
         // Older than the latest KEEP_DETAILS: its line is in the journal, its exchange is not.
@@ -148,8 +156,8 @@ const Message = Type.Union(
   [
     Type.Object({
       headers: Type.Record(Type.String(), Type.String(), { description: 'names in lower case; Authorization shows its scheme only (`Bearer ***`), other secret-named headers `***`' }),
-      body: Type.Union([Type.String(), Type.Null()], { description: `the body as text, secret fields and query values masked (\`***\`); at most ${BODY_CAP} characters; null: none` }),
-      truncated: Type.Boolean({ description: `the body was longer than ${BODY_CAP} characters` }),
+      body: Type.Union([Type.String(), Type.Null()], { description: `the body as text, secret fields and query values masked (\`***\`); at most ${BODY_CAP} bytes; null: none` }),
+      truncated: Type.Boolean({ description: `the body was longer than ${BODY_CAP} bytes` }),
       bytes: Type.Integer({ description: "the whole body's size in bytes" }),
     }),
     Type.Null(),
@@ -181,7 +189,7 @@ export default async function journalRoutes(app: FastifyInstance) {
     {
       schema: {
         summary: 'One partner API request, with its headers and bodies',
-        description: `The journal entry with \`request\` and \`response\`: headers and body each way, secrets masked, bodies cut at ${BODY_CAP} characters (\`truncated\`). The latest ${KEEP_DETAILS} requests keep them; older entries answer null there.`,
+        description: `The journal entry with \`request\` and \`response\`: headers and body each way, secrets masked, bodies cut at ${BODY_CAP} bytes (\`truncated\`). The latest ${KEEP_DETAILS} requests keep them; older entries answer null there.`,
         params: Type.Object({ id: Type.Integer({ minimum: 1, description: 'the entry id of GET /__admin/requests' }) }),
         response: { 200: Detail, ...errorResponses({ 400: 'An id that is not a positive integer', 404: 'The journal has no such entry' }) },
       },

@@ -3,6 +3,7 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { buildWebhookApp, snapshot, startReceiver, T0 } from '../webhooks/receiver.js';
+import { bookOrder, overInject } from '../book-order.js';
 
 const deliveries = async (app: FastifyInstance) => (await app.inject({ url: '/__admin/webhooks/deliveries' })).json().deliveries;
 
@@ -96,4 +97,22 @@ t.test('the control API document describes the new fields', async (t) => {
   t.ok(doc.paths['/__admin/webhooks/deliveries'].get.responses['400'], 'its errors are still there');
   const detail = doc.paths['/__admin/requests/{id}'].get.responses['200'].content['application/json'].schema;
   t.ok(detail.properties.request && detail.properties.response, 'a request with its headers and bodies');
+});
+
+t.test("why a delivery waits: a scenario's receiver down", async (t) => {
+  const rx = await startReceiver();
+  t.teardown(() => rx.close());
+  const app = await buildWebhookApp();
+  t.teardown(() => app.close());
+  await app.inject({ method: 'PUT', url: '/__admin/webhooks/config', payload: { application: 'acme', url: rx.url } });
+  const order = await bookOrder(overInject(app, 'acme'));
+  const res = await app.inject({ method: 'POST', url: '/__admin/scenarios/receiver-down/run', payload: { order_item_uuid: order.items[0]!.uuid } });
+  t.equal(res.statusCode, 200, res.body);
+  let waiting;
+  for (let i = 0; i < 100 && waiting?.reason !== 'receiver_down'; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    waiting = (await deliveries(app))[0]?.waiting;
+  }
+  t.same(waiting, { reason: 'receiver_down', message: 'receiver down (scenario receiver-down): attempt 2 of 6, at 2026-01-15T10:00:10.000Z, fails without a request', next_attempt_at: '2026-01-15T10:00:10.000Z', after: null });
+  t.equal(rx.received.length, 0);
 });
