@@ -24,8 +24,9 @@ type Headers = Record<string, string | number | string[] | undefined>;
  * so as little as possible is done there: headers, and an answer's body within the cap, are kept by
  * reference (they exist already; a catalog answer is a cached Buffer) and decoded and masked only
  * when read. A longer body costs a copy of its first BODY_CAP bytes (a reference would keep all of
- * it), unless it is a Buffer and those kept whole stay under HELD_BYTES. Secrets are masked when taken where they would otherwise be kept in clear: an Authorization
- * header, a request body, the answer to a write or a `Cache-Control: no-store` answer (a token).
+ * it), unless it is a Buffer and those kept whole stay under HELD_BYTES. Secrets are masked when
+ * taken where they would otherwise be kept in clear: an Authorization header, a request body, the
+ * answer to a write or a `Cache-Control: no-store` answer (a token).
  */
 export interface Captured {
   requestHeaders: Headers;
@@ -80,7 +81,8 @@ export function capture(request: FastifyRequest, reply: FastifyReply, payload: u
     if (secretive) responseBody = prefix(redactText(head(responseBody)));
     else if (over(responseBody)) {
       // A Buffer is most likely a catalog answer the body cache holds anyway: kept whole while the
-      // bodies kept so stay under HELD_BYTES (copying 16 KB per request doubled the CPU a catalog read costs here).
+      // bodies kept so stay under HELD_BYTES. Copying 16 KB per request cost a catalog read of 20
+      // activities 30% more CPU (77 -> 101 µs per request).
       if (typeof responseBody !== 'string' && heldNow + responseBody.length <= HELD_BYTES) held = responseBody.length;
       else responseBody = prefix(responseBody);
     }
