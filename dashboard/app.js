@@ -302,7 +302,7 @@ function Webhooks({ data, application, act }) {
     </ul>
     <form class="receiver" onSubmit=${setReceiver}>
       ${field('application', 'Application', { placeholder: application || 'application', size: 14 })}
-      ${field('url', 'URL', { placeholder: 'http://127.0.0.1:3000/webhooks', size: 34, required: true })}
+      ${field('url', 'URL', { placeholder: 'your receiver, http(s)', size: 34, required: true })}
       ${field('secret', 'Secret', { type: 'password', placeholder: 'optional: signs them', autocomplete: 'off', size: 16 })}
       <button type="submit">Set receiver</button>
       <span class="muted small">for one application (PUT /__admin/webhooks/config); Clear drops it</span>
