@@ -145,6 +145,19 @@ export interface DeliveryAttempt {
   duration_ms: number;
   /** What webhook chaos did to this attempt on purpose, if anything. */
   chaos?: 'duplicate' | 'reorder' | 'delay' | 'fail_first';
+  /** The headers sent: webhook-id, webhook-timestamp, webhook-signature and the vendor's (Authorization masked); absent when no request was made. */
+  headers?: Record<string, string>;
+}
+
+/** Why a pending delivery waits, computed when asked. */
+export interface DeliveryWait {
+  reason: 'ordering' | 'retry' | 'no_receiver' | 'receiver_down' | 'chaos_delay' | 'sending' | 'due';
+  /** E.g. "waiting for version 1 of this order item to be delivered first (…)", "next attempt at … (attempt 2 of 6)". */
+  message: string;
+  /** Server-clock time of its next attempt, when one is scheduled and not under way. */
+  next_attempt_at: string | null;
+  /** ordering: the id of the delivery that goes first. */
+  after: string | null;
 }
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed';
@@ -164,6 +177,8 @@ export interface WebhookDelivery {
   seq: number;
   /** Attempts before this index belong to earlier rounds (a redeliver starts a new one). */
   round_start: number;
+  /** Why it waits while pending; null once delivered or failed. */
+  waiting: DeliveryWait | null;
 }
 
 export interface DeliveriesFilter {
@@ -296,6 +311,24 @@ export interface JournalEntry {
   req_id: string;
 }
 
+/** One side of a journaled exchange: secrets masked (`Bearer ***`, `"client_secret":"***"`), the body cut at 16,384 bytes. */
+export interface JournalMessage {
+  /** Names in lower case. */
+  headers: Record<string, string>;
+  /** The body as text; null when there was none. */
+  body: string | null;
+  /** The body was longer than the cap: `body` holds its start. */
+  truncated: boolean;
+  /** The whole body's size in bytes. */
+  bytes: number;
+}
+
+/** GET /__admin/requests/{id}: the entry with its headers and bodies; null once the journal no longer keeps them (it keeps the latest 500 requests'). */
+export interface JournalDetail extends JournalEntry {
+  request: JournalMessage | null;
+  response: JournalMessage | null;
+}
+
 export interface RequestsFilter {
   application?: string;
   /** 1..1000, default 100. */
@@ -401,6 +434,8 @@ export interface ControlClient {
     clear(application?: string): Promise<void>;
   };
   requests(filter?: RequestsFilter): Promise<RequestsAnswer>;
+  /** One journal entry (an `id` of requests()) with its headers and bodies, both ways. */
+  request(id: number): Promise<JournalDetail>;
   clearRequests(application?: string): Promise<void>;
   /** The integration report of an application (needed when more than one has made requests). */
   report(application?: string): Promise<IntegrationReport>;
@@ -527,6 +562,7 @@ export function createControlClient(controlUrl: string, options: ControlClientOp
       clear: (application) => call('DELETE', '/faults', { query: { application } }),
     },
     requests: (filter = {}) => call('GET', '/requests', { query: { application: filter.application, limit: filter.limit } }),
+    request: (id) => call('GET', `/requests/${seg(String(id))}`),
     clearRequests: (application) => call('DELETE', '/requests', { query: { application } }),
     report: (application) => call('GET', '/report', { query: { application } }),
     health: () => call('GET', '/health'),

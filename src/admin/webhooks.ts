@@ -13,6 +13,39 @@ const DeliveriesQuery = Type.Object(
   { additionalProperties: false },
 );
 
+const Attempt = Type.Object({
+  at: Type.String({ description: 'server-clock time' }),
+  status_code: Type.Optional(Type.Integer({ description: "the receiver's answer" })),
+  error: Type.Optional(Type.String({ description: 'why there was no answer' })),
+  duration_ms: Type.Number(),
+  chaos: Type.Optional(Type.String({ description: 'what chaos did on purpose: duplicate, reorder, delay, fail_first' })),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'the headers sent: webhook-id, webhook-timestamp, webhook-signature and the vendor-prefixed ones (the signature is shown; the secret never is; Authorization masked); absent when no request was made' })),
+});
+const Wait = Type.Union([
+  Type.Object({
+    reason: Type.String({ enum: ['ordering', 'retry', 'no_receiver', 'receiver_down', 'chaos_delay', 'sending', 'due'] }),
+    message: Type.String({ description: 'e.g. "waiting for version 1 of this order item to be delivered first (whd_…: next attempt at … (attempt 2 of 6))"' }),
+    next_attempt_at: Type.Union([Type.String(), Type.Null()]),
+    after: Type.Union([Type.String(), Type.Null()], { description: 'ordering: the delivery that goes first' }),
+  }),
+  Type.Null(),
+], { description: 'why a pending delivery waits, computed when asked; null once delivered or failed' });
+const Delivery = Type.Object({
+  id: Type.String(),
+  application: Type.String(),
+  order_uuid: Type.String(),
+  order_item_uuid: Type.String(),
+  order_item_version: Type.Integer(),
+  payload: Type.Object({}, { additionalProperties: true, description: 'the "Update order item" body, as sent' }),
+  attempts: Type.Array(Attempt),
+  state: Type.String({ enum: ['pending', 'delivered', 'failed'] }),
+  next_attempt_at: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+  seq: Type.Integer(),
+  round_start: Type.Integer({ description: 'attempts before this index belong to earlier rounds (redeliver)' }),
+  waiting: Wait,
+});
+
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 const ConfigBody = Type.Object(
@@ -43,8 +76,11 @@ const CheckBody = Type.Object(
 export default async function webhookAdminRoutes(app: FastifyInstance) {
   app.get<{ Querystring: Static<typeof DeliveriesQuery> }>(
     '/webhooks/deliveries',
-    { schema: { summary: 'List webhook deliveries', description: 'With their attempts; of an order item or an application when asked.', querystring: DeliveriesQuery, response: errorResponses({ 400: 'The query breaks its schema' }) } },
-    async (request) => ({ deliveries: app.webhooks.list(request.query) }),
+    {
+      config: { docsOnly: { response: { 200: Type.Object({ deliveries: Type.Array(Delivery) }) } } },
+      schema: { summary: 'List webhook deliveries', description: 'With their payloads, their attempts and the headers each sent, and why a pending one waits; of an order item or an application when asked.', querystring: DeliveriesQuery, response: errorResponses({ 400: 'The query breaks its schema' }) },
+    },
+    async (request) => ({ deliveries: app.webhooks.views(request.query) }),
   );
 
   app.post<{ Params: Static<typeof IdParams> }>(
@@ -52,7 +88,7 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
     { schema: { summary: 'Send a delivery again', description: 'The same delivery (same id) again, its retry schedule restarted; answers 202.', params: IdParams, response: errorResponses({ 404: 'No such delivery', 503: 'The state file did not take the write' }) } },
     async (request, reply) => {
       const delivery = await app.webhooks.redeliver(request.params.id);
-      return reply.code(202).send({ delivery });
+      return reply.code(202).send({ delivery: app.webhooks.view(delivery) });
     },
   );
 

@@ -9,6 +9,7 @@ import { SendSlots } from './slots.js';
 import { WebhookTargets, type ReceiverSource, type WebhookTarget } from './targets.js';
 import { logAttempt, receiverForLog, type AttemptLogger } from './attempt-log.js';
 import { ChaosSettings, type ChaosConfig, type ChaosMark, type ChaosSource } from './chaos.js';
+import { waitingReason, type DeliveryView, type DeliveryWait } from './waiting.js';
 import { afterAttempt, compareDeliveries, DEFAULT_RETRY_SCHEDULE, listDeliveries, recordDelivery, retryDelays, type Delivery, type DeliveryAttempt, type DeliveryFilter } from './delivery.js';
 
 export type { ReceiverSource, WebhookTarget } from './targets.js';
@@ -183,6 +184,31 @@ export class WebhookDispatcher {
     return listDeliveries(this.opts.store, filter);
   }
 
+  /** Deliveries oldest first, each with why it waits (the control API's and the dashboard's view). */
+  views(filter: DeliveryFilter = {}): DeliveryView[] {
+    const list = this.list(filter);
+    const now = this.opts.clock.now();
+    const itemKey = (d: Delivery) => `${d.application}\u0000${d.order_item_uuid}`;
+    const heads = new Map<string, Delivery>();
+    for (const d of list) {
+      const head = heads.get(itemKey(d));
+      if (d.state === 'pending' && (!head || compareDeliveries(d, head) < 0)) heads.set(itemKey(d), d);
+    }
+    const headWaits = new Map<string, DeliveryWait | null>();
+    const wait = (d: Delivery, head: Delivery) => {
+      const due = new Date(Math.max(Date.parse(d.next_attempt_at ?? ''), now.getTime()) || now.getTime());
+      const ctx = { now, head, inFlight: this.#inFlight.has(d.id), hasReceiver: this.target(d.application) !== null, blocked: this.#gate?.(d, due) ?? null, chaos: this.#chaosOf(d), delays: this.#delays };
+      return waitingReason(d, ctx, head.id === d.id ? null : headWaits.get(head.id));
+    };
+    for (const head of heads.values()) headWaits.set(head.id, wait(head, head));
+    return list.map((d) => ({ ...d, waiting: d.state === 'pending' ? wait(d, heads.get(itemKey(d)) ?? d) : null }));
+  }
+
+  /** One delivery with why it waits. */
+  view(d: Delivery): DeliveryView {
+    return this.views({ application: d.application, order_item_uuid: d.order_item_uuid }).find((x) => x.id === d.id) ?? { ...d, waiting: null };
+  }
+
   /** Sends a delivery again now, with a fresh round of retries; 404 unknown, 409 while an attempt is running. */
   async redeliver(id: string): Promise<Delivery> {
     const app = this.#apps.get(id);
@@ -302,7 +328,13 @@ export class WebhookDispatcher {
     const at = this.opts.clock.now();
     const receiver = this.opts.logger ? receiverForLog(this.target(d.application)?.url) : null;
     const record = (x: Delivery, r: Sent, when: Date, extra = false) => {
-      const attempt: DeliveryAttempt = { at: when.toISOString(), ...(r.status_code !== undefined ? { status_code: r.status_code } : { error: r.error ?? 'unknown error' }), duration_ms: r.duration_ms, ...(r.chaos ? { chaos: r.chaos } : {}) };
+      const attempt: DeliveryAttempt = {
+        at: when.toISOString(),
+        ...(r.status_code !== undefined ? { status_code: r.status_code } : { error: r.error ?? 'unknown error' }),
+        duration_ms: r.duration_ms,
+        ...(r.chaos ? { chaos: r.chaos } : {}),
+        ...(r.headers ? { headers: r.headers } : {}),
+      };
       this.#finished.push({ d: x, generation, attempt, delivered: r.delivered, receiver, extra });
     };
     const run = (async () => {

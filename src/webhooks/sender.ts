@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Memo } from '../memo.js';
 import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { splitCredentials } from './url.js';
+import { redactAuthorization } from '../redact.js';
 
 const TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
@@ -14,6 +15,8 @@ export interface AttemptResult {
   duration_ms: number;
   /** Only 200 counts: the spec's rule, stricter than the usual "any 2xx". */
   delivered: boolean;
+  /** The headers sent, when a request was made: Authorization (Basic credentials of the URL) masked; the signing secret is never among them. */
+  headers?: Record<string, string>;
 }
 
 export interface SenderOptions {
@@ -69,7 +72,8 @@ export class WebhookSender {
     }
     const all: Record<string, string> = { ...headers, 'content-type': 'application/json', 'user-agent': 'mock-server-webhooks' };
     if (authorization) all.authorization = authorization;
-    let r: Omit<AttemptResult, 'duration_ms' | 'delivered'>;
+    const sent = authorization ? { ...all, authorization: redactAuthorization(authorization) } : all;
+    let r: Omit<AttemptResult, 'duration_ms' | 'delivered' | 'headers'>;
     let status: number | undefined;
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(new Deadline()), deadlineMs);
@@ -95,7 +99,7 @@ export class WebhookSender {
     } finally {
       clearTimeout(timer);
     }
-    return { ...r, duration_ms: Math.round((performance.now() - started) * 100) / 100, delivered: r.status_code === 200 };
+    return { ...r, duration_ms: Math.round((performance.now() - started) * 100) / 100, delivered: r.status_code === 200, headers: sent };
   }
 
   /** Closes pooled connections (in-flight requests fail with an error). */
