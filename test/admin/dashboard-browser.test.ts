@@ -134,8 +134,8 @@ t.test('a tester drives the sandbox from the dashboard', { timeout: 120_000 }, a
   await page.type('main input[aria-label="Receiver url"]', receiver.url);
   await page.type('main input[aria-label="Receiver secret"]', 'other-secret');
   await click(page, 'main', 'Set receiver');
-  await sees(page, new RegExp(`ui-other: ${receiver.url.replace(/[.]/g, '\\.')} signed`), 'ul.receivers');
-  t.same((await (await control('GET', '/webhooks/config')).json()).applications['ui-other'], { url: receiver.url, signed: true });
+  await sees(page, new RegExp(`ui-other: ${receiver.url.replace(/[.]/g, '\\.')} \\(stored by PUT [^)]*, signed with its own secret\\)`), 'ul.receivers');
+  t.match((await (await control('GET', '/webhooks/config')).json()).applications['ui-other'], { url: receiver.url, source: 'stored', signing: 'own', signed: true });
   await page.screenshot({ path: join(shots, 'receivers.png') });
   await click(page, 'li[data-receiver="ui-other"]', 'Clear');
   await page.waitForFunction(() => !document.querySelector('li[data-receiver="ui-other"]'), { timeout: 10_000 });
