@@ -65,6 +65,8 @@ export interface Tenant {
   journal: Record<string, JournalEntry>;
   /** Sequences (e.g. the numeric order id): name -> last value used. */
   counters: Record<string, number>;
+  /** The integration report (src/report/books.ts): its summary, remembered reads and one key per finding. */
+  report: Record<string, unknown>;
 }
 
 /** Server-wide state that is no application's: what a restart must not forget. */
@@ -106,6 +108,7 @@ export function emptyTenant(): Tenant {
     deliveries: dict(),
     journal: dict(),
     counters: dict(),
+    report: dict(),
   };
 }
 
