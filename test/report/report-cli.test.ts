@@ -29,6 +29,13 @@ t.test('report: text, json, junit, markdown; exit 1 at the threshold, 2 for bad 
   t.match(md.stdout, /^# Integration report: ci-shop\n/);
   t.match(md.stdout, /- \*\*warning\*\* `no-version-header` \(2x\)/);
 
+  const nobody = await run(['report', '--url', server.origin, '--application', 'nobody']);
+  t.equal(nobody.code, 1, 'an application that made no request fails');
+  t.match(nobody.stdout, /^Integration report for application nobody\n0 requests since .*; verdict FAIL .*\nApplication nobody made no request to this server: check the client's base URL and its application header\.\n/);
+  const junitNobody = await run(['report', '--url', server.origin, '--application', 'nobody', '--format', 'junit']);
+  t.match(junitNobody.stdout, /<testcase classname="requests" name="made requests"><failure /);
+  t.equal((await run(['report', '--url', server.origin, '--application', 'nobody', '--fail-on', 'never'])).code, 0, 'unless --fail-on never');
+
   for (const [args, message] of [
     [['report', '--url', `http://127.0.0.1:${await deadPort()}`], /nothing answers at http:\/\/127\.0\.0\.1:\d+/],
     [['report', '--url', server.origin, '--format', 'xml'], /--format: "xml" is not one of text, json, junit, markdown/],
