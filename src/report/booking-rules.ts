@@ -15,6 +15,12 @@ const CUSTOMER_EXTRA = ['mobile', 'birthdate', 'gender'];
 
 const objects = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v : [v]).filter((o): o is Record<string, unknown> => o !== null && typeof o === 'object' && !Array.isArray(o));
 
+/** The operations bookingRules() looks at. */
+export const BOOKING_OPS = new Set([
+  'GET /carts/:cartUuid/customer/schema', 'GET /carts/:cartUuid/form', 'PUT /carts/:cartUuid/customer', 'PUT /carts/:cartUuid/items/:cartItemUuid/participants',
+  'POST /carts', 'POST /carts/:cartUuid/items', 'POST /orders', 'POST /payments/no/payment', 'DELETE /orders/:orderUuid/items/:orderItemUuid',
+]);
+
 /**
  * What a 2xx answer to a booking operation tells about the client: the reads it did before a write
  * (schemas, refund policies), what the mock accepted but dropped (a language or pickup the activity

@@ -43,9 +43,13 @@ export function unknownKeys(value: unknown, known: Set<string>): string[] {
 
 /** Keys of an object (or of each object of an array) that are in `names`. */
 export function keysIn(value: unknown, names: Set<string>): string[] {
-  if (!names.size) return [];
-  const all = unknownKeys(value, new Set());
-  return all.filter((k) => names.has(k));
+  const out: string[] = [];
+  if (!names.size || value === null || typeof value !== 'object') return out;
+  for (const o of Array.isArray(value) ? value : [value]) {
+    if (o === null || typeof o !== 'object') continue;
+    for (const k in o) if (names.has(k) && !out.includes(k)) out.push(k);
+  }
+  return out;
 }
 
 /** Names the unknown fields, each with the known one it is likely a misspelling of. */

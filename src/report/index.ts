@@ -7,7 +7,7 @@ import { isPartnerUrl } from '../admin/journal.js';
 import type { Order } from '../booking/records.js';
 import { AppBook, type Answer, type RawExample, type Report } from './book.js';
 import { ReportBooks, UNATTRIBUTED } from './books.js';
-import { bookingRules } from './booking-rules.js';
+import { BOOKING_OPS, bookingRules } from './booking-rules.js';
 import { describeUnknown, keysIn, schemaFields, unknownKeys, type Fields } from './fields.js';
 import type { FindingId, Step } from './findings.js';
 import { classify, normalize } from './refusals.js';
@@ -50,6 +50,8 @@ interface RouteInfo {
   op: string;
   shown: string;
   step: Step | undefined;
+  /** A booking operation bookingRules() looks at (kept off the catalog's hot path). */
+  booking: boolean;
   deprecated: boolean;
   query: Fields | null;
   body: Fields | null;
@@ -84,7 +86,7 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
       const op = `${request.method} ${route}`;
       const schema = request.routeOptions.schema as SchemaWithFields | undefined;
       info = {
-        op, shown: op.replace(/:(\w+)/g, '{$1}'), step: STEP_OF[op] ?? (LISTING.test(op) ? 'search' : undefined), deprecated: schema?.deprecated === true,
+        op, shown: op.replace(/:(\w+)/g, '{$1}'), step: STEP_OF[op] ?? (LISTING.test(op) ? 'search' : undefined), booking: BOOKING_OPS.has(op), deprecated: schema?.deprecated === true,
         query: schemaFields(schema?.querystring), body: schemaFields(schema?.body, BODY_EXTRA[op]?.known),
       };
       for (const f of BODY_EXTRA[op]?.deprecated ?? []) info.body?.deprecated.add(f);
@@ -161,7 +163,7 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
       if (order?.items.some((x) => x.status === 'OK')) book.step('order read with voucher links');
       book.orderSeen(params.orderUuid ?? '');
       if (book.poll(params.orderUuid ?? '', at().getTime())) note('order-polling');
-    } else bookingRules(app, request, op, book, note);
+    } else if (info.booking) bookingRules(app, request, op, book, note);
   };
 
   /** A 4xx (not forced): the finding of its reason, with the server's answer; and the retry loop. */
@@ -226,7 +228,8 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
 
 /** Unknown and deprecated query parameters or body fields, against what the route's schema lists. */
 function fieldChecks(fields: Fields, value: unknown, what: 'parameter' | 'field', shown: string, note: (id: FindingId, detail?: string) => void) {
-  const extra = unknownKeys(value, fields.known).filter((k) => k !== 'access_token');
+  let extra = unknownKeys(value, fields.known);
+  if (extra.length) extra = extra.filter((k) => k !== 'access_token');
   if (extra.length) note(what === 'parameter' ? 'unknown-query-parameter' : 'unknown-body-field', `${describeUnknown(extra, fields.known)} on ${shown}`);
   const old = keysIn(value, fields.deprecated);
   if (old.length) note('deprecated-field', `${old.join(', ')} on ${shown}`);
