@@ -111,8 +111,12 @@ export class AppBook {
   participantsSchemaRead = new BoundedSet(10_000);
   /** Orders paid with items not OK yet, by uuid (insertion order: oldest first). */
   readonly paid = new Map<string, Paid>();
+  /** Orders created and not paid yet, by uuid, with the request that created each. */
+  readonly unpaid = new Map<string, RawExample>();
   /** Server-clock times of the latest logins. */
   logins: number[] = [];
+  /** The last documented version header seen (checked again only when it changes). */
+  versionSeen: string | undefined;
   /** Keys of findings changed since the last save, and whether the rest changed. */
   readonly changed = new Set<string>();
   memoryChanged = false;
@@ -170,6 +174,16 @@ export class AppBook {
     this.memoryChanged = true;
   }
 
+  orderCreated(order: string, example: RawExample): void {
+    this.unpaid.set(order, example);
+    if (this.unpaid.size > 1000) this.unpaid.delete(this.unpaid.keys().next().value as string);
+    this.memoryChanged = true;
+  }
+
+  orderPaid(order: string): void {
+    if (this.unpaid.delete(order)) this.memoryChanged = true;
+  }
+
   /** The order's items' statuses reached the client (a read, or a webhook it answered 200). */
   orderSeen(order: string): void {
     const p = this.paid.get(order);
@@ -199,12 +213,16 @@ export class AppBook {
     return true;
   }
 
-  /** Findings worked out when asked for: orders paid with items pending and never read again. */
+  /** Findings worked out when asked for: orders paid with items pending and never read again, orders never paid. */
   #derived(): Noted[] {
-    const unread = [...this.paid.values()].filter((p) => !p.read);
-    const [first, last] = [unread[0], unread.at(-1)];
-    if (!first || !last) return [];
-    return [{ id: 'paid-order-not-read', detail: `${unread.length} order(s)`, count: unread.length, first: first.example, last: last.example }];
+    const out: Noted[] = [];
+    const unread = [...this.paid.values()].filter((p) => !p.read).map((p) => p.example);
+    const unpaid = [...this.unpaid.values()];
+    for (const [id, examples] of [['paid-order-not-read', unread], ['order-not-paid', unpaid]] as const) {
+      const [first, last] = [examples[0], examples.at(-1)];
+      if (first && last) out.push({ id, detail: `${examples.length} order(s)`, count: examples.length, first, last });
+    }
+    return out;
   }
 
   report(application: string, headerPrefix: string, unattributed = 0): Report {

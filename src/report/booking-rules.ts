@@ -31,6 +31,7 @@ export function bookingRules(app: FastifyInstance, request: FastifyRequest, op: 
   const params = (request.params ?? {}) as Params;
   const application = request.service.application;
   const cartOf = () => app.store.tenant(application).carts[params.cartUuid ?? ''] as unknown as Cart | undefined;
+  const example = () => ({ method: request.method, url: request.url, reqId: String(request.id), at: app.clock.now().getTime() });
   switch (op) {
     case 'GET /carts/:cartUuid/customer/schema':
       book.remember(book.customerSchemaRead, params.cartUuid ?? '');
@@ -76,6 +77,8 @@ export function bookingRules(app: FastifyInstance, request: FastifyRequest, op: 
       break;
     case 'POST /orders': {
       const body = objects(request.body)[0] ?? {};
+      const cart = app.store.tenant(application).carts[String(body.cart_uuid)] as unknown as Cart | undefined;
+      if (cart?.order_uuid) book.orderCreated(cart.order_uuid, example());
       if (body.source !== undefined || compareVersions(request.service.version, '3.5.0') < 0) break;
       let extra = body.extra_data;
       try {
@@ -90,7 +93,8 @@ export function bookingRules(app: FastifyInstance, request: FastifyRequest, op: 
       const body = objects(request.body)[0] ?? {};
       const orders = app.store.tenant(application).orders as unknown as Record<string, Order>;
       const order = typeof body.uuid === 'string' ? orders[body.uuid] : Object.values(orders).find((o) => o.id === body.id);
-      if (order?.items.some((x) => x.status !== 'OK')) book.paidPending(order.uuid, { method: request.method, url: request.url, reqId: String(request.id), at: app.clock.now().getTime() });
+      if (order) book.orderPaid(order.uuid);
+      if (order?.items.some((x) => x.status !== 'OK')) book.paidPending(order.uuid, example());
       break;
     }
     case 'DELETE /orders/:orderUuid/items/:orderItemUuid':

@@ -1,5 +1,5 @@
 import type { Store } from '../store/index.js';
-import { AppBook, BoundedSet, type Noted, type Paid } from './book.js';
+import { AppBook, BoundedSet, type Noted, type Paid, type RawExample } from './book.js';
 import type { ErrorPath, Step } from './findings.js';
 
 /** The entry of requests that carried neither an application header nor a valid token. */
@@ -20,6 +20,7 @@ interface Memory {
   customer: string[];
   participants: string[];
   paid: Array<[string, Paid]>;
+  unpaid?: Array<[string, RawExample]>;
 }
 
 /** Writes what changed in a book into its tenant's `report` collection (inside store.update). */
@@ -32,7 +33,7 @@ function save(book: AppBook, report: Record<string, unknown>): void {
   }
   book.changed.clear();
   if (book.memoryChanged) {
-    const memory: Memory = { refund: book.refundPoliciesRead.newest(KEEP_MEMORY), customer: book.customerSchemaRead.newest(KEEP_MEMORY), participants: book.participantsSchemaRead.newest(KEEP_MEMORY), paid: [...book.paid].slice(-KEEP_MEMORY) };
+    const memory: Memory = { refund: book.refundPoliciesRead.newest(KEEP_MEMORY), customer: book.customerSchemaRead.newest(KEEP_MEMORY), participants: book.participantsSchemaRead.newest(KEEP_MEMORY), paid: [...book.paid].slice(-KEEP_MEMORY), unpaid: [...book.unpaid].slice(-KEEP_MEMORY) };
     report.memory = memory;
     book.memoryChanged = false;
   }
@@ -54,6 +55,7 @@ function load(report: Readonly<Record<string, unknown>> | undefined): AppBook | 
     book.customerSchemaRead = new BoundedSet(10_000, m.customer);
     book.participantsSchemaRead = new BoundedSet(10_000, m.participants);
     for (const [order, p] of m.paid) book.paid.set(order, { ...p });
+    for (const [order, e] of m.unpaid ?? []) book.unpaid.set(order, e);
   }
   return book;
 }

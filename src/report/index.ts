@@ -136,7 +136,13 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
     };
     const params = (request.params ?? {}) as Params;
 
-    if (request.headers[names.version] === undefined) note('no-version-header');
+    const version = request.headers[names.version];
+    if (version === undefined) note('no-version-header');
+    else if (version !== book.versionSeen) {
+      // A pattern test once per change of version, not per request.
+      if (typeof version === 'string' && /^\s*3\.[0-5]\.\d+\s*$/.test(version)) book.versionSeen = version;
+      else if (request.service) note('unknown-version', String(version).slice(0, 20));
+    }
     if (request.service?.locale.fellBack) note('unsupported-locale', String(request.headers['accept-language']).slice(0, 40));
     if (info.deprecated) note('deprecated-operation', shown);
     const query = request.query as Record<string, unknown> | undefined;

@@ -36,6 +36,8 @@ const FLAWED: Flawed[] = [
   { mistake: 'vertical_in instead of category_in', named: 'deprecated-field', play: (p) => p.call('GET', '/activities?vertical_in=museums&limit=5') },
   { mistake: 'the token in the query', named: 'token-in-query', also: ['authentication-required'], play: (p) => p.call('GET', `/activities/${INSTANT}/merchant-tags?access_token=abc`) },
   { mistake: 'no version header', named: 'no-version-header', headers: { 'x-service-version': undefined }, play: (p) => p.call('GET', '/currencies') },
+  { mistake: 'a version the service does not have', named: 'unknown-version', headers: { 'x-service-version': '4.0.0' }, play: (p) => p.call('GET', '/currencies') },
+  { mistake: 'an order created and left unpaid', named: 'order-not-paid', play: (p) => p.login().then(() => p.book({ pay: false })) },
   { mistake: 'an unsupported language', named: 'unsupported-locale', headers: { 'accept-language': 'xx-XX' }, play: (p) => p.call('GET', '/currencies') },
   { mistake: 'the order identifier in the path', named: 'code-for-uuid', play: async (p) => (await p.login(), p.call('GET', `/orders/${(await p.book()).identifier}`)) },
   {
@@ -91,6 +93,7 @@ const FLAWED: Flawed[] = [
   {
     mistake: 'no-payment without the permission',
     named: 'payment-not-allowed',
+    also: ['order-not-paid'],
     play: async (p) => {
       await p.login({ client_id: 'cancel-only-client', client_secret: 'cancel-only-secret', grant_type: 'client_credentials' });
       const order = await p.book({ pay: false });
