@@ -1,3 +1,4 @@
+import { hashToken } from '../auth/tokens.js';
 import type { Store } from '../store/index.js';
 import { AppBook, BoundedSet, type Noted, type Paid, type RawExample } from './book.js';
 import type { ErrorPath, Step } from './findings.js';
@@ -140,4 +141,13 @@ export class ReportBooks {
     if (!book || !this.store.applications().includes(application)) return Promise.resolve();
     return this.store.update(application, (t) => save(book, t.report)).catch((e: Error) => this.warn(`The integration report of ${application} was not saved: ${e.message}`));
   }
+}
+
+/** The application a still valid token was issued to (a rare path: requests without an application header). */
+export function tokenOwner(store: Store, token: string, now: number): string | undefined {
+  const key = hashToken(token);
+  return store.applications().find((a) => {
+    const record = store.tenant(a).tokens[key];
+    return record !== undefined && Date.parse(record.expiresAt) > now;
+  });
 }

@@ -1,4 +1,5 @@
 import { nearest } from '../config.js';
+import type { FindingId } from './findings.js';
 
 /** What a route's query or body schema says about field names: the ones it takes, the deprecated ones. */
 export interface Fields {
@@ -61,4 +62,13 @@ export function describeUnknown(unknown: string[], known: Set<string>): string {
       return near ? `${k} (did you mean ${near}?)` : k;
     })
     .join(', ');
+}
+
+/** Unknown and deprecated query parameters or body fields, against what the route's schema lists. */
+export function fieldChecks(fields: Fields, value: unknown, what: 'parameter' | 'field', shown: string, note: (id: FindingId, detail?: string) => void) {
+  let extra = unknownKeys(value, fields.known);
+  if (extra.length) extra = extra.filter((k) => k !== 'access_token');
+  if (extra.length) note(what === 'parameter' ? 'unknown-query-parameter' : 'unknown-body-field', `${describeUnknown(extra, fields.known)} on ${shown}`);
+  const old = keysIn(value, fields.deprecated);
+  if (old.length) note('deprecated-field', `${old.join(', ')} on ${shown}`);
 }

@@ -105,3 +105,23 @@ export type Step = (typeof STEPS)[number];
 /** Error paths the application met. */
 export const ERROR_PATHS = ['4xx answered', 'injected fault', 'Prefer header'] as const;
 export type ErrorPath = (typeof ERROR_PATHS)[number];
+
+/** Partner operations (method and route below the base path) that are a step of a booking once answered 2xx. */
+export const STEP_OF: Record<string, Step> = {
+  'POST /login': 'login',
+  'GET /activities/:activityUuid/dates': 'dates',
+  'GET /activities/:activityUuid/dates/:day': 'day schedule',
+  'POST /carts': 'cart',
+  'POST /carts/:cartUuid/items': 'add item',
+  'GET /carts/:cartUuid/customer/schema': 'customer schema',
+  'PUT /carts/:cartUuid/customer': 'customer info',
+  'PUT /carts/:cartUuid/items/:cartItemUuid/participants': 'participants',
+  'POST /orders': 'order',
+  'POST /payments/no/payment': 'no-payment',
+  'GET /orders/:orderUuid/activities/:activityUuid/voucher': 'voucher PDF',
+  'GET /orders/:orderUuid/items/:orderItemUuid/refund-policies': 'refund policies',
+  'DELETE /orders/:orderUuid/items/:orderItemUuid': 'cancellation',
+  'GET /orders/:orderUuid/refunds': 'refunds read',
+};
+/** Every listing of activities is a search: /activities, and those of a city, category, country or venue. */
+export const LISTING = /^GET (\/[\w-]+\/:\w+)?\/activities$|^GET \/events$/;

@@ -2,14 +2,14 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { headerNames } from '../http/service-headers.js';
 import { clip } from '../http/errors.js';
-import { hashToken, TOKEN_LIFETIME_S } from '../auth/tokens.js';
+import { TOKEN_LIFETIME_S } from '../auth/tokens.js';
 import { isPartnerUrl } from '../admin/journal.js';
 import type { Order } from '../booking/records.js';
 import { AppBook, type Answer, type RawExample, type Report } from './book.js';
-import { ReportBooks, UNATTRIBUTED } from './books.js';
+import { ReportBooks, tokenOwner, UNATTRIBUTED } from './books.js';
 import { BOOKING_OPS, bookingRules } from './booking-rules.js';
-import { describeUnknown, keysIn, schemaFields, unknownKeys, type Fields } from './fields.js';
-import type { FindingId, Step } from './findings.js';
+import { fieldChecks, schemaFields, type Fields } from './fields.js';
+import { LISTING, STEP_OF, type FindingId, type Step } from './findings.js';
 import { classify, normalize } from './refusals.js';
 
 export { FINDINGS, STEPS, ERROR_PATHS, type FindingId, type Severity } from './findings.js';
@@ -22,26 +22,6 @@ declare module 'fastify' {
     integrationReport: { get(application: string): Report; applications(): string[]; flush(): Promise<void> } | null;
   }
 }
-
-/** Partner operations (method and route below the base path) that are a step of a booking once answered 2xx. */
-const STEP_OF: Record<string, Step> = {
-  'POST /login': 'login',
-  'GET /activities/:activityUuid/dates': 'dates',
-  'GET /activities/:activityUuid/dates/:day': 'day schedule',
-  'POST /carts': 'cart',
-  'POST /carts/:cartUuid/items': 'add item',
-  'GET /carts/:cartUuid/customer/schema': 'customer schema',
-  'PUT /carts/:cartUuid/customer': 'customer info',
-  'PUT /carts/:cartUuid/items/:cartItemUuid/participants': 'participants',
-  'POST /orders': 'order',
-  'POST /payments/no/payment': 'no-payment',
-  'GET /orders/:orderUuid/activities/:activityUuid/voucher': 'voucher PDF',
-  'GET /orders/:orderUuid/items/:orderItemUuid/refund-policies': 'refund policies',
-  'DELETE /orders/:orderUuid/items/:orderItemUuid': 'cancellation',
-  'GET /orders/:orderUuid/refunds': 'refunds read',
-};
-/** Every listing of activities is a search: /activities, and those of a city, category, country or venue. */
-const LISTING = /^GET (\/[\w-]+\/:\w+)?\/activities$|^GET \/events$/;
 
 const BEARER = /^Bearer[ \t]+([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i;
 type Params = Record<string, string | undefined>;
@@ -102,13 +82,7 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
     const value = (Array.isArray(header) ? header[0] : header)?.trim();
     if (value) return value;
     const token = BEARER.exec(request.headers.authorization ?? '')?.[1];
-    if (!token) return UNATTRIBUTED;
-    const key = hashToken(token);
-    const t = now().getTime();
-    return app.store.applications().find((a) => {
-      const record = app.store.tenant(a).tokens[key];
-      return record !== undefined && Date.parse(record.expiresAt) > t;
-    }) ?? UNATTRIBUTED;
+    return (token && tokenOwner(app.store, token, now().getTime())) || UNATTRIBUTED;
   };
 
   const observe = (request: FastifyRequest, reply: FastifyReply) => {
@@ -230,15 +204,6 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
     applications: () => books.applications(),
     flush: () => books.flush(),
   });
-}
-
-/** Unknown and deprecated query parameters or body fields, against what the route's schema lists. */
-function fieldChecks(fields: Fields, value: unknown, what: 'parameter' | 'field', shown: string, note: (id: FindingId, detail?: string) => void) {
-  let extra = unknownKeys(value, fields.known);
-  if (extra.length) extra = extra.filter((k) => k !== 'access_token');
-  if (extra.length) note(what === 'parameter' ? 'unknown-query-parameter' : 'unknown-body-field', `${describeUnknown(extra, fields.known)} on ${shown}`);
-  const old = keysIn(value, fields.deprecated);
-  if (old.length) note('deprecated-field', `${old.join(', ')} on ${shown}`);
 }
 
 export default fp(reportPlugin, { name: 'report', dependencies: ['store', 'webhooks', 'order-items'], fastify: '5.x' });
