@@ -357,6 +357,10 @@ export interface ReportFinding {
   count: number;
   first: ReportExample;
   last: ReportExample;
+  /** The operation it was seen on, as /docs writes it (`POST /carts/{cartUuid}/items`), when it is about one. */
+  operation?: string;
+  /** For a refusal (a 4xx): the server's answer the first time, as the client got it. */
+  answer?: { status: number; code: string; message: string };
 }
 
 /** GET /__admin/report: what an application's client got wrong, and how much of a booking it did. */
@@ -364,6 +368,8 @@ export interface IntegrationReport {
   application: string;
   since: string;
   requests: number;
+  /** Requests that carried neither an application header nor a valid token: GET /__admin/report?application=(unattributed) shows them. */
+  unattributed: number;
   /** fail when any error finding exists. */
   verdict: 'pass' | 'fail';
   findings: ReportFinding[];

@@ -74,6 +74,8 @@ export interface Tenant {
    * clock plus this. 0: the server clock.
    */
   clock_offset_ms: number;
+  /** The integration report (src/report/books.ts): its summary, remembered reads and one key per finding. */
+  report: Record<string, unknown>;
 }
 
 /** A partner registered through POST /__admin/clients; its secret is kept only as a digest. */
@@ -132,6 +134,7 @@ export function emptyTenant(): Tenant {
     journal: dict(),
     counters: dict(),
     clock_offset_ms: 0,
+    report: dict(),
   };
 }
 

@@ -84,10 +84,10 @@ t.test('value-outside-enum and missing-body-field: what the schemas refuse', asy
   t.equal((await call('POST', '/login', { client_id: 'sandbox-client', grant_type: 'client_credentials' })).statusCode, 400);
   t.equal((await call('GET', '/activities?sort_by=-prize')).statusCode, 400, 'a list the route checks itself counts as the schema\'s enums do');
   t.match(finding(app, 'value-outside-enum'), [
-    { severity: 'error', message: /querystring "status" of GET \/venues$/ },
-    { severity: 'error', message: /querystring "sort_by" of GET \/activities$/ },
+    { severity: 'error', operation: 'GET /venues', message: /: GET \/venues: 400 "querystring "status" must be equal to one of the allowed values/, answer: { status: 400, code: '0' } },
+    { severity: 'error', operation: 'GET /activities', message: /querystring "sort_by" has unknown value "-prize"/ },
   ]);
-  t.match(finding(app, 'missing-body-field'), [{ severity: 'error', message: /"client_secret" of POST \/login$/ }]);
+  t.match(finding(app, 'missing-body-field'), [{ severity: 'error', operation: 'POST /login', answer: { message: 'body "client_secret" is required' } }]);
   t.equal(report(app).verdict, 'fail');
 });
 
@@ -143,7 +143,7 @@ t.test('language-not-offered', async (t) => {
   const [schedule] = await ok('GET', `/activities/${CONFIRM}/dates/2026-01-20`);
   const cart = await ok('POST', '/carts');
   t.equal((await call('POST', `/carts/${cart.uuid}/items`, [{ product_identifier: schedule.groups[0].slots[0].products[0].product_id, quantity: 1, language: 'de' }])).statusCode, 400);
-  t.match(finding(app, 'language-not-offered'), [{ severity: 'error', message: /POST \/carts\/\{cartUuid\}\/items$/ }]);
+  t.match(finding(app, 'language-not-offered'), [{ severity: 'error', operation: 'POST /carts/{cartUuid}/items', answer: { message: /"language" must be one of/ } }]);
 });
 
 t.test('token-not-reused and expired-token, on the server clock', async (t) => {
@@ -193,12 +193,19 @@ t.test('webhook-failed and webhook-slow', async (t) => {
   t.equal(report(app).coverage.steps.find((s) => s.name === 'webhook answered 200')?.done, true);
 });
 
-t.test('client-error groups every 4xx by operation, status and code, as information', async (t) => {
+t.test('refusals group by operation and reason (code and message without ids), each with the server\'s answer', async (t) => {
   const { app, call } = await fresh(t);
   await call('GET', '/activities/nope');
-  await call('GET', '/activities/nope');
-  await call('GET', '/carts/nope');
-  t.match(finding(app, 'client-error'), [{ severity: 'info', count: 2, message: /GET \/activities\/\{activityUuid\} 400 code 0$/ }, { count: 1, message: /GET \/carts\/\{cartUuid\} 404 code 1400$/ }]);
+  await call('GET', '/activities/nope-again');
+  await call('GET', '/carts/0b5a3c8e-1111-4222-8333-444455556666');
+  await call('GET', '/carts/0b5a3c8e-1111-4222-8333-777755556666');
+  await call('GET', '/orders/0b5a3c8e-1111-4222-8333-444455556666');
+  t.match(finding(app, 'invalid-value'), [{ severity: 'error', count: 2, operation: 'GET /activities/{activityUuid}', answer: { status: 400, code: '0', message: 'params "activityUuid" must be a UUID, got "nope"' } }]);
+  t.match(finding(app, 'not-found'), [
+    { count: 2, operation: 'GET /carts/{cartUuid}', answer: { status: 404, code: '1400', message: 'Cart 0b5a3c8e-1111-4222-8333-444455556666 does not exist' } },
+    { count: 1, operation: 'GET /orders/{orderUuid}' },
+  ]);
+  t.same(finding(app, 'client-error'), [], 'no refusal falls through to the catch-all');
 });
 
 t.test('coverage of a whole booking, error paths, GET /__admin/report, reset and --report off', async (t) => {
