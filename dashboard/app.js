@@ -115,7 +115,7 @@ function App() {
         api('GET', `orders${q({ application })}`),
         api('GET', `webhooks/deliveries${q({ application })}`),
         api('GET', 'webhooks/config'),
-        api('GET', 'clock'),
+        api('GET', `clock${q({ application })}`),
       ]);
       merge({ orders: orders.orders, deliveries: deliveries.deliveries, receivers, clock: { ...clock, fetched: Date.now() } });
     });
@@ -356,7 +356,7 @@ function DeliveryDetail({ d }) {
   </div>`;
 }
 
-function Clock({ data, act }) {
+function Clock({ data, act, application }) {
   const [now, setNow] = useState(Date.now());
   const [duration, setDuration] = useState('PT1H');
   const [at, setAt] = useState('');
@@ -366,11 +366,13 @@ function Clock({ data, act }) {
   }, []);
   const c = data.clock;
   const server = c ? new Date(Date.parse(c.now) + (now - c.fetched)) : null;
-  const post = (body) => act(() => api('POST', 'clock', body));
+  // The selected application's clock (the server clock plus its own offset), or the server clock.
+  const post = (body) => act(() => api('POST', 'clock', application ? { ...body, application } : body));
+  const own = c?.application_offset_ms;
   return html`<section>
-    <div class="bar"><h2>Clock</h2></div>
+    <div class="bar"><h2>Clock</h2><span class="muted">${application ? html`of <b>${application}</b>: the server clock${own ? `, ${span(own)} ${own > 0 ? 'ahead' : 'behind'}` : ''}` : 'the server clock, which every application follows (choose one to move only its own)'}</span></div>
     <p class="clock" aria-label="Server time">${server ? time(server.toISOString().replace(/\.\d+Z$/, 'Z')) : '…'}</p>
-    <p class="muted">${c && Math.abs(c.offset_ms) >= 1000 ? `${span(c.offset_ms)} ${c.offset_ms > 0 ? 'ahead of' : 'behind'} real time` : 'real time'}. Token expiry, cutoffs, refund tiers, scenario steps and webhook retries follow it; due ones run when it moves.</p>
+    <p class="muted">${c && Math.abs(c.offset_ms) >= 1000 ? `${span(c.offset_ms)} ${c.offset_ms > 0 ? 'ahead of' : 'behind'} real time` : 'real time'}. ${application ? `${application}'s` : 'Every application’s'} token expiry, cutoffs, refund tiers, scenario steps and webhook retries follow it; due ones run when it moves.</p>
     <form onSubmit=${(e) => (e.preventDefault(), post({ advance: duration }))}>
       <label>Advance by <input value=${duration} onInput=${(e) => setDuration(e.target.value)} aria-label="Duration" placeholder="PT2H, P1D, -PT30M" /></label>
       <button type="submit">Advance</button>

@@ -15,6 +15,8 @@ export interface Clock {
    * (webhook retries, scenario steps) can catch up at once. Returns a function that removes it.
    */
   onChange?(listener: () => void): () => void;
+  /** Tells the onChange listeners that time moved elsewhere (an application's own clock), without moving this one. */
+  notify?(): void;
 }
 
 /** The listener list behind Clock.onChange. */
@@ -47,6 +49,7 @@ export function systemClock(initialOffset = 0): Clock {
     },
     offset: () => offset,
     onChange: changed.add,
+    notify: changed.emit,
   };
 }
 
@@ -66,5 +69,6 @@ export function fixedClock(start: Date | string = '2026-01-15T10:00:00Z'): Clock
     },
     offset: () => t - Date.now(),
     onChange: changed.add,
+    notify: changed.emit,
   };
 }

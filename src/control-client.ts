@@ -21,14 +21,18 @@ export interface HealthAnswer {
 
 /** POST /__admin/clock: the server time after the move. */
 export interface ClockAnswer {
-  /** ISO 8601, UTC. */
+  /** ISO 8601, UTC: the server's time, or the application's. */
   now: string;
+  /** The application whose clock it is; null: the server clock. */
+  application: string | null;
 }
 
 /** GET /__admin/clock */
 export interface ClockReading extends ClockAnswer {
-  /** How far the server clock was moved from real time (ms). */
+  /** How far the clock is from real time (ms): the server clock's offset, plus the application's own. */
   offset_ms: number;
+  /** The application's own offset on top of the server clock (ms); null for the server clock. */
+  application_offset_ms: number | null;
 }
 
 /** POST /__admin/reset: `"all"` or the application reset. */
@@ -406,11 +410,11 @@ export interface ControlClient {
   readonly url: string;
   clock: {
     /** The server time, and how far it was moved from real time. */
-    now(): Promise<ClockReading>;
-    /** Moves the server clock by an ISO 8601 duration (`PT2H`, `P1D`, `-PT30M`). */
-    advance(duration: string): Promise<ClockAnswer>;
-    /** Sets the server clock to a date-time with a zone. */
-    set(dateTime: string | Date): Promise<ClockAnswer>;
+    now(application?: string): Promise<ClockReading>;
+    /** Moves the server clock (or only an application's) by an ISO 8601 duration (`PT2H`, `P1D`, `-PT30M`). */
+    advance(duration: string, application?: string): Promise<ClockAnswer>;
+    /** Sets the server clock (or only an application's) to a date-time with a zone. */
+    set(dateTime: string | Date, application?: string): Promise<ClockAnswer>;
   };
   /** Drops all mutable state, or one application's. */
   reset(application?: string): Promise<ResetAnswer>;
@@ -541,9 +545,9 @@ export function createControlClient(controlUrl: string, options: ControlClientOp
   return {
     url: root,
     clock: {
-      now: () => call('GET', '/clock'),
-      advance: (duration) => call('POST', '/clock', { body: { advance: duration } }),
-      set: (dateTime) => call('POST', '/clock', { body: { set: dateTime instanceof Date ? dateTime.toISOString() : dateTime } }),
+      now: (application) => call('GET', '/clock', { query: { application } }),
+      advance: (duration, application) => call('POST', '/clock', { body: { advance: duration, application } }),
+      set: (dateTime, application) => call('POST', '/clock', { body: { set: dateTime instanceof Date ? dateTime.toISOString() : dateTime, application } }),
     },
     reset: (application) => call('POST', '/reset', { body: application === undefined ? {} : { application } }),
     orders: (application) => call('GET', '/orders', { query: { application } }),

@@ -3,13 +3,18 @@ import { Type, type Static } from 'typebox';
 import { clip, errorResponses, errors } from '../http/errors.js';
 import { addDuration, DurationError, parseDuration } from '../time/duration.js';
 
+const Application = Type.String({ minLength: 1, maxLength: 200, description: "only this application's clock; absent: the server clock" });
+
 const ClockBodySchema = Type.Object(
   {
     advance: Type.Optional(Type.String({ description: 'ISO 8601 duration, e.g. PT2H, P1D, -PT30M' })),
     set: Type.Optional(Type.String({ description: 'date-time with a zone, e.g. 2026-03-01T09:00:00Z' })),
+    application: Type.Optional(Application),
   },
   { additionalProperties: false },
 );
+
+const ClockQuery = Type.Object({ application: Type.Optional(Application) }, { additionalProperties: false });
 
 /** A date-time with a date, a time and a zone: "tomorrow" or a bare date would be guessed at. */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
@@ -28,46 +33,74 @@ function target(at: number, field: string, asked: string): number {
   return at;
 }
 
-/** POST /__admin/clock: moves the server clock that token expiry, delays and retries follow; a restart keeps it. */
+/**
+ * GET and POST /__admin/clock: the server clock, or (with `application`) an application's clock, which
+ * is the server clock plus the application's own offset. Token expiry, cutoffs, refund tiers,
+ * scenario steps and webhook retries of an application follow its clock; an application without an
+ * offset of its own follows the server clock. Both are kept in the store, so a restart keeps them.
+ */
 export default async function clockRoutes(app: FastifyInstance) {
-  app.get('/clock', { schema: { summary: 'Read the server clock', description: 'Its time and its offset from real time in milliseconds.' } }, async () => ({ now: app.clock.now().toISOString(), offset_ms: app.clock.offset() }));
+  const reading = (application: string | undefined) => {
+    const own = application === undefined ? null : app.store.tenant(application).clock_offset_ms;
+    return { now: app.now(application).toISOString(), offset_ms: app.clock.offset() + (own ?? 0), application: application ?? null, application_offset_ms: own };
+  };
+  app.get<{ Querystring: Static<typeof ClockQuery> }>(
+    '/clock',
+    {
+      schema: {
+        summary: 'Read a clock',
+        description: "The server clock's time, or with `?application=` that application's, and its offset from real time in milliseconds (`application_offset_ms`: the application's own, on top of the server clock's).",
+        querystring: ClockQuery,
+        response: errorResponses({ 400: 'The query breaks its schema' }),
+      },
+    },
+    async (request) => reading(request.query.application),
+  );
   app.post<{ Body: Static<typeof ClockBodySchema> }>(
     '/clock',
     {
       schema: {
-        summary: 'Move the server clock',
-        description: 'Exactly one of `advance` (ISO 8601 duration, may be negative) or `set` (date-time with a zone). Token expiry, delays, webhook retries and scenario steps follow it; a restart keeps it.',
+        summary: 'Move a clock',
+        description:
+          "Exactly one of `advance` (ISO 8601 duration, may be negative) or `set` (date-time with a zone). Without `application` it moves the server clock, and with it every application's; with `application` only that application's clock (the server clock plus its own offset). Token expiry, cutoffs, refund tiers, webhook retries and scenario steps follow it; a restart keeps it.",
         body: ClockBodySchema,
         response: errorResponses({ 400: 'Neither or both fields, a bad duration or date-time, or a time outside 1970..9999', 503: 'The state file did not take the write' }),
       },
     },
     async (request) => {
-      const { advance, set } = request.body;
+      const { advance, set, application } = request.body;
       if ((advance === undefined) === (set === undefined)) {
         throw errors.validation('body needs exactly one of "advance" (ISO 8601 duration) or "set" (date-time)');
       }
+      let to: number;
       if (advance !== undefined) {
-        const now = app.clock.now();
-        let to: number;
         try {
-          to = addDuration(now, parseDuration(advance)).getTime();
+          to = addDuration(app.now(application), parseDuration(advance)).getTime();
         } catch (e) {
           if (e instanceof DurationError || e instanceof RangeError) throw errors.validation(`body "advance": ${clip(e.message, 200)}`);
           throw e;
         }
-        app.clock.advance(target(to, 'advance', advance) - now.getTime());
+        to = target(to, 'advance', advance);
       } else {
         const at = Date.parse(set as string);
         if (!DATE_TIME.test(set as string) || Number.isNaN(at)) {
           throw errors.validation(`body "set" must be a date-time with a zone such as 2026-03-01T09:00:00Z, got "${clip(set)}"`);
         }
-        app.clock.set(new Date(target(at, 'set', set as string)));
+        to = target(at, 'set', set as string);
       }
-      // Kept in the state file: after a restart, token expiry, pending retries and scenario steps
-      // go on at the time they were moved to, not back at real time.
-      const offset = app.clock.offset();
-      await app.store.updateServer((s) => void (s.clock_offset_ms = offset));
-      return { now: app.clock.now().toISOString() };
+      // Kept in the store: after a restart, token expiry, pending retries and scenario steps go on at
+      // the time they were moved to, not back at real time.
+      if (application !== undefined) {
+        const own = to - app.clock.now().getTime();
+        await app.store.update(application, (t) => void (t.clock_offset_ms = own));
+        // Retries and scenario steps due on the application's new time run at once.
+        app.clock.notify?.();
+      } else {
+        app.clock.set(new Date(to));
+        const offset = app.clock.offset();
+        await app.store.updateServer((s) => void (s.clock_offset_ms = offset));
+      }
+      return { now: app.now(application).toISOString(), application: application ?? null };
     },
   );
 }

@@ -20,7 +20,7 @@ export interface ScenarioRunner {
   start(tenant: Tenant, application: string, order: Order, item: OrderItem, scenario: Scenario): StoredRun;
   /** The scenario attached to an item for an event, if any. */
   attached(on: 'payment' | 'cancellation', order: Order, item: OrderItem): Scenario | null;
-  /** Applies every step that is due on the server clock. */
+  /** Applies every step that is due, each application's on its own clock. */
   tick(): Promise<void>;
 }
 
@@ -34,15 +34,15 @@ const runsOf = (t: Readonly<Tenant>) => Object.values(t.scenario_runs) as unknow
 
 /**
  * Schedules the pure scenario engine: keeps runs in the store (so a restart resumes them), applies due
- * steps on a short timer and whenever the server clock is moved, and gates webhooks of items whose
+ * steps (on each application's clock) on a short timer and whenever a clock is moved, and gates webhooks of items whose
  * scenario has the receiver down.
  */
 async function scenarioRunnerPlugin(app: FastifyInstance) {
   let ticking: Promise<void> | null = null;
 
   const applyDue = async () => {
-    const now = app.clock.now();
     for (const application of app.store.applications()) {
+      const now = app.now(application);
       const due = runsOf(app.store.tenant(application)).filter((r) => !r.stopped && !isFinished(r) && dueMoves(r, now).length);
       if (!due.length) continue;
       const steps: Array<{ scenario: string; application: string; order_item_uuid: string; from: string; to: string }> = [];
@@ -83,7 +83,7 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
       const run: StoredRun = {
         scenario: { name: scenario.name, from: scenario.from, steps: scenario.steps },
         application, order_uuid: order.uuid, order_item_uuid: item.uuid,
-        started_at: app.clock.now().toISOString(), applied: 0, stopped: null,
+        started_at: app.now(application).toISOString(), applied: 0, stopped: null,
       };
       tenant.scenario_runs[item.uuid] = run as unknown as ScenarioRunRecord;
       return run;
@@ -113,7 +113,7 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
   // A run's chaos steps give its item's webhooks their own chaos, over the control API's.
   app.webhooks.setChaosSource((d) => {
     const run = app.store.tenant(d.application).scenario_runs[d.order_item_uuid] as unknown as StoredRun | undefined;
-    const chaos = run ? chaosAt(run, app.clock.now()) : null;
+    const chaos = run ? chaosAt(run, app.now(d.application)) : null;
     return chaos ? chaosConfig(chaos) : null;
   });
   const timer = setInterval(() => void runner.tick(), 250);

@@ -97,7 +97,7 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
     // Every request passes here: what does not depend on it is computed once per route, the
     // example of a finding only when there is one, the time only when something needs it.
     let atDate: Date | undefined;
-    const at = () => (atDate ??= now());
+    const at = () => (atDate ??= app.now(application));
     let example: RawExample | undefined;
     const book = books.of(application, at);
     book.requests++;

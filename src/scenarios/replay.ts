@@ -275,7 +275,7 @@ export async function replay(file: string, origin: string, opts: ReplayOptions =
         if (m || hook.got.length !== step.expect_webhooks.length) fail(m ?? `expected ${step.expect_webhooks.length} webhooks, got ${hook.got.length}`);
         continue;
       }
-      const http = (step.request ?? step.control) as HttpStep;
+      const http = ownClock((step.request ?? step.control) as HttpStep, Boolean(step.control), application);
       const rawHttp = (raw.request ?? raw.control) as HttpStep;
       const method = (http.method ?? 'GET').toUpperCase();
       const url = `${origin}${step.request ? base : ''}${http.path}`;
@@ -321,7 +321,7 @@ export async function replay(file: string, origin: string, opts: ReplayOptions =
     }
   } finally {
     // The registration points at this replay's receiver, which closes now: take it back, so that a
-    // server that goes on running is left as it was (the server clock is server-wide and stays moved).
+    // server that goes on running is left as it was (the replay's application's clock stays moved).
     if (registeredOk) {
       const body = JSON.stringify({ url: null, application });
       await fetch(`${origin}/__admin/webhooks/config`, { method: 'PUT', headers: { ...control, 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(timeoutMs) })
@@ -332,4 +332,19 @@ export async function replay(file: string, origin: string, opts: ReplayOptions =
   }
   out.push(ok ? 'PASS' : 'FAILED');
   return { ok, transcript: out };
+}
+
+/**
+ * A replay moves its own application's clock, never the server's: a clock step (POST or GET
+ * /__admin/clock) without an application gets the replay's, so a replay played against a shared
+ * server leaves every other application's time alone.
+ */
+function ownClock(http: HttpStep, control: boolean, application: string): HttpStep {
+  if (!control || http.path.split('?')[0] !== '/__admin/clock') return http;
+  const method = (http.method ?? 'GET').toUpperCase();
+  if (method === 'POST' && typeof http.body === 'object' && http.body !== null && !Array.isArray(http.body) && !('application' in http.body)) {
+    return { ...http, body: { ...(http.body as Record<string, unknown>), application } };
+  }
+  if (method === 'GET' && !/[?&]application=/.test(http.path)) return { ...http, path: `${http.path}${http.path.includes('?') ? '&' : '?'}application=${encodeURIComponent(application)}` };
+  return http;
 }

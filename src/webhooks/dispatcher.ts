@@ -16,8 +16,13 @@ export type { ReceiverSource, WebhookTarget } from './targets.js';
 
 export interface DispatcherOptions {
   store: Store;
-  /** The SERVER clock: attempt times and retry delays follow it, so moving it fast-forwards retries. */
+  /** The SERVER clock: its moves (and those of an application's clock, through notify) fast-forward retries. */
   clock: Clock;
+  /**
+   * An application's time (the server clock plus the application's own offset): its attempt times
+   * and retry delays follow it. Default: the server clock for every application.
+   */
+  now?: (application: string) => Date;
   headerPrefix: string;
   /** --webhook-url and --webhook-secret (see WebhookTargets for the rule they follow). */
   flags?: { url: string | null; secret: string | null } | null;
@@ -88,6 +93,7 @@ export class WebhookDispatcher {
   #idleWaiters: Array<() => void> = [];
   readonly #unsubscribe: () => void;
   readonly #wall: () => Date;
+  readonly #now: (application: string) => Date;
   readonly #slots: SendSlots;
   /** Aborted by close(): ends chaos delays at once. */
   readonly #closing = new AbortController();
@@ -103,6 +109,7 @@ export class WebhookDispatcher {
     const total = opts.concurrency ?? 1024;
     this.sender = new WebhookSender({ timeoutMs: opts.timeoutMs, deadlineMs: opts.deadlineMs, connections: total });
     this.#targets = new WebhookTargets(opts.store, opts.flags ?? { url: null, secret: null });
+    this.#now = opts.now ?? (() => opts.clock.now());
     this.#delays = retryDelays(opts.schedule ?? DEFAULT_RETRY_SCHEDULE);
     this.#wall = opts.wallClock ?? (() => new Date());
     this.#slots = new SendSlots(total, Math.min(opts.perApplication ?? 256, total));
@@ -157,7 +164,7 @@ export class WebhookDispatcher {
    */
   record(tenant: Tenant, application: string, snapshot: OrderItemSnapshot): Delivery | null {
     if (!(tenant.webhookConfig ?? this.#targets.default)) return null;
-    return recordDelivery(tenant, application, snapshot, this.opts.clock.now());
+    return recordDelivery(tenant, application, snapshot, this.#now(application));
   }
 
   /** Starts sending a delivery returned by record(). */
@@ -187,7 +194,6 @@ export class WebhookDispatcher {
   /** Deliveries oldest first, each with why it waits (the control API's and the dashboard's view). */
   views(filter: DeliveryFilter = {}): DeliveryView[] {
     const list = this.list(filter);
-    const now = this.opts.clock.now();
     const itemKey = (d: Delivery) => `${d.application}\u0000${d.order_item_uuid}`;
     const heads = new Map<string, Delivery>();
     for (const d of list) {
@@ -196,6 +202,7 @@ export class WebhookDispatcher {
     }
     const headWaits = new Map<string, DeliveryWait | null>();
     const wait = (d: Delivery, head: Delivery) => {
+      const now = this.#now(d.application);
       const due = new Date(Math.max(Date.parse(d.next_attempt_at ?? ''), now.getTime()) || now.getTime());
       const ctx = { now, head, inFlight: this.#inFlight.has(d.id), hasReceiver: this.target(d.application) !== null, blocked: this.#gate?.(d, due) ?? null, chaos: this.#chaosOf(d), delays: this.#delays };
       return waitingReason(d, ctx, head.id === d.id ? null : headWaits.get(head.id));
@@ -214,7 +221,7 @@ export class WebhookDispatcher {
     const app = this.#apps.get(id);
     if (app === undefined || !this.get(id)) throw errors.notFound(`No webhook delivery ${clip(id)}`);
     if (this.#inFlight.has(id)) throw new ApiError(409, '0', `Webhook delivery ${id} is being attempted right now: try again when the attempt ends`);
-    const now = this.opts.clock.now().toISOString();
+    const now = this.#now(app).toISOString();
     const d = await this.opts.store.update(app, (t) => {
       const cur = t.deliveries[id] as unknown as Delivery;
       const next: Delivery = { ...cur, attempts: [...cur.attempts], state: 'pending', next_attempt_at: now, round_start: cur.attempts.length };
@@ -248,11 +255,14 @@ export class WebhookDispatcher {
   tick(): void {
     this.#tickQueued = false;
     if (this.#closed) return;
-    const now = this.opts.clock.now().getTime();
+    const serverNow = this.opts.clock.now().getTime();
+    // The next due time on the server clock, which the timer follows: an application's due times
+    // are on its own clock, ahead of the server's by its offset.
     let earliest = Infinity;
     const served: string[] = [];
     for (const [app, items] of this.#queues) {
       if (this.#slots.full) break;
+      const now = this.#now(app).getTime();
       let started = false;
       for (const [key, queue] of items) {
         // An application at its share waits for its own attempts to end (tick runs after each).
@@ -262,7 +272,7 @@ export class WebhookDispatcher {
         if (!head || this.#inFlight.has(head.id)) continue;
         const due = Date.parse(head.next_attempt_at ?? '');
         if (due > now) {
-          earliest = Math.min(earliest, due);
+          earliest = Math.min(earliest, due - (now - serverNow));
           continue;
         }
         this.#attempt(head);
@@ -276,7 +286,7 @@ export class WebhookDispatcher {
       const items = this.#queues.get(app);
       if (items && this.#queues.delete(app)) this.#queues.set(app, items);
     }
-    this.#arm(earliest, now);
+    this.#arm(earliest, serverNow);
     this.#checkIdle();
   }
 
@@ -325,7 +335,7 @@ export class WebhookDispatcher {
 
   #attempt(d: Delivery): void {
     const generation = this.#gen(d.application);
-    const at = this.opts.clock.now();
+    const at = this.#now(d.application);
     const receiver = this.opts.logger ? receiverForLog(this.target(d.application)?.url) : null;
     const record = (x: Delivery, r: Sent, when: Date, extra = false) => {
       const attempt: DeliveryAttempt = {
@@ -366,7 +376,7 @@ export class WebhookDispatcher {
     const chaos = this.#chaosOf(d);
     if (!chaos) return;
     if (chaos.duplicate > 0 && this.chaos.draw(d.application, 'duplicate') < chaos.duplicate) {
-      const at = this.opts.clock.now();
+      const at = this.#now(d.application);
       record(d, { ...(await this.#post(d)), chaos: 'duplicate' }, at);
     }
     if (chaos.reorder) {
@@ -374,7 +384,7 @@ export class WebhookDispatcher {
         .filter((x) => x.state === 'delivered' && x.order_item_version < d.order_item_version)
         .sort((a, b) => b.order_item_version - a.order_item_version)[0];
       if (earlier && !this.#closed) {
-        const at = this.opts.clock.now();
+        const at = this.#now(d.application);
         record(earlier, { ...(await this.#post(earlier)), chaos: 'reorder' }, at);
       }
     }

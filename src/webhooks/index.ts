@@ -22,6 +22,7 @@ async function webhooksPlugin(app: FastifyInstance, opts: WebhooksPluginOptions)
     ...opts,
     store: app.store,
     clock: app.clock,
+    now: (application) => app.now(application),
     headerPrefix: app.config.headerPrefix,
     seed: app.config.seed,
     flags: { url: app.config.webhookUrl, secret: app.config.webhookSecret },

@@ -10,14 +10,14 @@ t.test('POST /__admin/clock advances or sets the server clock', async (t) => {
 
   let res = await post({ advance: 'PT2H' });
   t.equal(res.statusCode, 200);
-  t.same(res.json(), { now: '2026-01-15T12:00:00.000Z' });
+  t.same(res.json(), { now: '2026-01-15T12:00:00.000Z', application: null });
   t.equal(clock.now().toISOString(), '2026-01-15T12:00:00.000Z', 'the injected clock moved');
   res = await post({ advance: 'P1M' });
-  t.same(res.json(), { now: '2026-02-15T12:00:00.000Z' }, 'months follow the calendar');
+  t.same(res.json(), { now: '2026-02-15T12:00:00.000Z', application: null }, 'months follow the calendar');
   res = await post({ advance: '-P1DT30M' });
-  t.same(res.json(), { now: '2026-02-14T11:30:00.000Z' }, 'a leading minus goes back');
+  t.same(res.json(), { now: '2026-02-14T11:30:00.000Z', application: null }, 'a leading minus goes back');
   res = await post({ set: '2026-03-01T09:00:00+02:00' });
-  t.same(res.json(), { now: '2026-03-01T07:00:00.000Z' });
+  t.same(res.json(), { now: '2026-03-01T07:00:00.000Z', application: null });
   res = await post({ set: '2026-03-01 09:00:00Z' });
   t.equal(res.statusCode, 200, 'a space between date and time is accepted');
 });
@@ -54,7 +54,7 @@ t.test('bad clock input is a 400 {code, message}', async (t) => {
   t.equal((await app.inject({ method: 'POST', url: '/api/v3/carts', headers: { 'x-service-application': 'a' } })).statusCode, 200, 'a write after the refusals works');
   t.equal((await app.inject({ url: '/__admin/requests' })).statusCode, 200, 'and so does the journal');
   const latest = await app.inject({ method: 'POST', url: '/__admin/clock', payload: { set: '9999-12-31T23:59:59Z' } });
-  t.same(latest.json(), { now: '9999-12-31T23:59:59.000Z' }, 'the last second of year 9999 is allowed');
+  t.same(latest.json(), { now: '9999-12-31T23:59:59.000Z', application: null }, 'the last second of year 9999 is allowed');
   const none = await app.inject({ method: 'POST', url: '/__admin/clock' });
   t.equal(none.statusCode, 400, 'no body');
   t.same(Object.keys(none.json()).sort(), ['code', 'message']);

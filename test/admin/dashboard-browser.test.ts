@@ -122,6 +122,15 @@ t.test('a tester drives the sandbox from the dashboard', { timeout: 120_000 }, a
   await page.waitForFunction((b: string) => document.querySelector('.clock')?.textContent !== b, { timeout: 10_000 }, before ?? '');
   await sees(page, /^2026-01-15 10:01:/, '.clock');
   await page.screenshot({ path: join(shots, 'clock.png') });
+  // With an application chosen, the view shows and moves that application's clock only.
+  await page.select('header select[aria-label="Application"]', 'ui-shop');
+  await click(page, 'main', '+1h');
+  await sees(page, /^2026-01-15 11:01:/, '.clock');
+  await sees(page, /of ui-shop: the server clock, 1 h ahead/, 'main .bar');
+  t.match(await (await control('GET', '/clock')).json(), { now: /^2026-01-15T10:01:/ }, 'the server clock did not move');
+  t.match(await (await control('GET', '/clock?application=ui-shop')).json(), { now: /^2026-01-15T11:01:/, application_offset_ms: 3_600_000 });
+  await page.select('header select[aria-label="Application"]', '');
+  await sees(page, /^2026-01-15 10:01:/, '.clock');
   await view(page, 'Webhooks');
   await sees(page, /REFUNDED[\s\S]*delivered/, 'table.deliveries tbody tr:first-child');
   await sees(page, /REFUND_STARTED[\s\S]*delivered/, 'table.deliveries tbody tr:nth-child(2)');

@@ -105,3 +105,14 @@ t.test('a replay against a running server takes its webhook registration back wh
   const config = await (await fetch(`${origin}/__admin/webhooks/config`)).json();
   t.same(config, { default: null, applications: {} }, 'no receiver registered for the replay application any more');
 });
+
+t.test("a replay moves its own application's clock, never the server's", async (t) => {
+  const url = await server(t);
+  const before = (await (await fetch(`${url}/__admin/clock`)).json()) as { now: string };
+  const result = await replay(join(replays, 'needs-confirmation.yaml'), url);
+  t.ok(result.ok, result.transcript.join('\n'));
+  const server_ = (await (await fetch(`${url}/__admin/clock`)).json()) as { now: string; offset_ms: number };
+  t.ok(Math.abs(Date.parse(server_.now) - Date.parse(before.now)) < 60_000, `the server clock stayed at real time (${server_.now})`);
+  const own = (await (await fetch(`${url}/__admin/clock?application=replay-needs-confirmation`)).json()) as { now: string };
+  t.match(own.now, /^2026-01-15T10:0[2-3]:/, "the replay's application is at the replay's time (set, then two minutes on)");
+});
