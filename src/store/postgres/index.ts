@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { StoreOptions } from '../store.js';
+import { Db } from './db.js';
 import { cannotStart, scrub } from './errors.js';
 import { Listener } from './listen.js';
 import { migrate } from './schema.js';
@@ -50,15 +51,15 @@ export async function createPostgresStore(db: string, opts: StoreOptions = {}): 
       await listener?.close();
       await pool.end();
     };
-    const store = new PostgresStore(pool, db, { doc: rows[0].doc, version: Number(rows[0].version) }, onClose);
+    const store = new PostgresStore(new Db(pool, db), db, { doc: rows[0].doc, version: Number(rows[0].version) }, onClose);
     listener = new Listener({
       config,
-      onMessage: (payload) => store.onNotification(payload),
-      onReconnect: () => void store.checkResets().catch(() => undefined),
+      onMessage: (payload) => store.heard(payload),
+      onReconnect: () => void store.missedNotifications().catch(() => undefined),
       warn: (m) => warn(scrub(m, db)),
     });
     await listener.start();
-    await store.loadAll();
+    await store.syncAll();
     return store;
   } catch (e) {
     await listener?.close();
