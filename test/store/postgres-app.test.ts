@@ -7,6 +7,7 @@ import { createStore } from '../../src/store/index.js';
 import { bookOrder, CONFIRM, overInjectInTurn } from '../book-order.js';
 import { buildTestApp } from '../helper.js';
 import { startPostgres } from '../pg/server.js';
+import { buildWebhookApp, startReceiver } from '../webhooks/receiver.js';
 
 const server = await startPostgres(t);
 let n = 0;
@@ -66,6 +67,29 @@ t.test('the same cart ordered on both instances at once makes one order', async 
   await call('PUT', `/carts/${cart.uuid}/customer`, { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', musement_newsletter: 'NO', allow_profiling: 'NO', thirdparty_newsletter: 'NO', events_related_newsletter: 'NO' });
   const tries = await Promise.all([a, b, a, b].map((app) => app.inject({ method: 'POST', url: '/api/v3/orders', headers: { ...H('race'), 'content-type': 'application/json' }, payload: { cart_uuid: cart.uuid } })));
   t.same(tries.map((r) => r.statusCode).sort(), [200, 423, 423, 423], 'one order, the others find the cart locked');
+});
+
+t.test('webhooks on PostgreSQL: a move is delivered once and recorded delivered in the database', async (t) => {
+  const rx = await startReceiver();
+  t.teardown(rx.close);
+  const url = await server.createDatabase(`app_${++n}`);
+  const app = await buildWebhookApp({ store: await createStore(url), config: { webhookUrl: rx.url } });
+  t.teardown(() => app.close());
+  const order = await bookOrder(overInjectInTurn([app], 'hooks'));
+  const item = order.items[0]?.uuid;
+  t.equal((await app.inject({ method: 'POST', url: `/__admin/order-items/${item}/status`, payload: { status: 'OK' } })).statusCode, 200);
+  const delivered = async () => {
+    const res = await app.inject({ url: `/__admin/webhooks/deliveries?order_item_uuid=${item}` });
+    return (res.json().deliveries as Array<{ state: string }>).filter((d) => d.state === 'delivered').length;
+  };
+  for (let i = 0; i < 100 && (await delivered()) < 1; i++) await new Promise((r) => setTimeout(r, 50));
+  t.equal(await delivered(), 1, 'recorded delivered');
+  await new Promise((r) => setTimeout(r, 300));
+  t.equal(rx.received.filter((r) => r.body.includes(item as string)).length, 1, 'received once');
+  const other = await createStore(url);
+  t.teardown(() => other.close());
+  const saved = Object.values(other.tenant('hooks').deliveries) as unknown as Array<{ state: string; attempts: unknown[] }>;
+  t.same(saved.map((d) => [d.state, d.attempts.length]), [['delivered', 1]], 'the attempt is in the database');
 });
 
 t.test('a clock moved on one instance moves the other', async (t) => {

@@ -3,6 +3,7 @@
 import t, { type Test } from 'tap';
 import pg from 'pg';
 import { createStore, StoreError, type Store } from '../../src/store/index.js';
+import { redactUrl, scrub } from '../../src/store/postgres/errors.js';
 import { startPostgres } from '../pg/server.js';
 
 const server = await startPostgres(t);
@@ -275,4 +276,12 @@ t.test('a database of a newer mock-server, or one that cannot be reached, is ref
   t.match(refused.message, /^Cannot use the database postgres:\/\/mock:\*\*\*@127\.0\.0\.1:1\/mock: .*ECONNREFUSED/);
   t.notMatch(refused.message, password);
   t.ok(Date.now() - started < 5000, 'at once');
+});
+
+t.test('a URL shown or echoed in an error keeps no password, encoded or not', async (t) => {
+  const url = 'postgres://user:p%40ss%3Aword@db.example:5433/mock?sslmode=require';
+  t.equal(redactUrl(url), 'postgres://user:***@db.example:5433/mock?sslmode=require');
+  t.equal(redactUrl('postgresql://db.example/mock'), 'postgresql://db.example/mock', 'nothing to hide');
+  t.equal(scrub(`failed for ${url}: password "p@ss:word" refused (p%40ss%3Aword)`, url), 'failed for postgres://user:***@db.example:5433/mock?sslmode=require: password "***" refused (***)');
+  t.equal(redactUrl('postgres://[bad'), 'postgres://…', 'an unparsable URL shows no more than its scheme');
 });
