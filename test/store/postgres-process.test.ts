@@ -52,6 +52,8 @@ t.test('kill -9 of an instance under concurrent writes: every acknowledged write
 t.test('the password is never printed: banner, logs, health', async (t) => {
   const url = await server.createDatabase('quiet');
   const s = await instance(t, url, ['--log-level', 'debug']);
+  // start() resolves at the banner's API line: the rest of it may still be on its way.
+  for (let i = 0; i < 100 && !s.stdout().includes('headers'); i++) await new Promise((r) => setTimeout(r, 50));
   t.match(s.stdout(), /store\s+PostgreSQL postgres:\/\/mock:\*\*\*@127\.0\.0\.1:\d+\/quiet/);
   const health = await fetch(`${s.origin}/__admin/health`);
   t.equal(health.status, 200);
