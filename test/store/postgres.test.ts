@@ -219,6 +219,36 @@ t.test('writes to one application from two instances are serialized: none is los
   }
 });
 
+t.test('updates queued behind one transaction share the next (group commit); one that throws fails alone', async (t) => {
+  const url = await fresh();
+  const s = await open(t, url);
+  const results = await Promise.allSettled(
+    Array.from({ length: 100 }, (_, i) =>
+      s.update('g', (tn) => {
+        tn.carts[`c${i}`] = { uuid: `c${i}` };
+        tn.counters.n = (tn.counters.n ?? 0) + 1;
+        if (i === 50) throw new Error('fifty');
+        return i;
+      }),
+    ),
+  );
+  t.equal(results.filter((r) => r.status === 'fulfilled').length, 99);
+  t.match(results[50], { status: 'rejected', reason: { message: 'fifty' } });
+  t.match(results[99], { status: 'fulfilled', value: 99 });
+  t.ok(s.stats.flushes <= 3, `100 updates, ${s.stats.flushes} commits`);
+  t.equal(s.tenant('g').counters.n, 99, 'the one that threw is undone, not the others');
+  const r = await open(t, url);
+  t.equal(Object.keys(r.tenant('g').carts).length, 99);
+  t.equal(r.tenant('g').counters.n, 99);
+  t.equal(r.tenant('g').carts.c50, undefined);
+  // A reset between two updates keeps its place: the update before it is dropped, the one after kept.
+  const first = s.update('order', (tn) => void (tn.carts.before = { uuid: 'before' }));
+  const reset = s.reset('order');
+  const after = s.update('order', (tn) => void (tn.carts.after = { uuid: 'after' }));
+  await Promise.all([first, reset, after]);
+  t.same(Object.keys((await open(t, url)).tenant('order').carts), ['after']);
+});
+
 t.test('tombstones are pruned; an instance older than the prune reloads the tenant whole', async (t) => {
   const url = await fresh();
   const a = await open(t, url);

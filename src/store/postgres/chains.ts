@@ -4,11 +4,12 @@
  * wait for each other.
  */
 export class Chains {
-  readonly #chains = new Map<string, { tail: Promise<void>; queued: Promise<void> | null }>();
+  readonly #chains = new Map<string, { tail: Promise<void>; queued: Promise<void> | null; batch: unknown[] | null }>();
 
   /** Runs `job` after everything queued for `key`. */
   run<T>(key: string, job: () => Promise<T>): Promise<T> {
     const chain = this.#chain(key);
+    chain.batch = null;
     const p = chain.tail.then(job);
     const tail = p.then(
       () => undefined,
@@ -36,6 +37,25 @@ export class Chains {
     return p;
   }
 
+  /**
+   * Adds `item` to the batch queued last for `key`, if the last job queued is a batch that has not
+   * started; else queues a new batch, which `job` runs with every item that joined it. Group commit:
+   * writes that queue up behind one transaction share the next one.
+   */
+  batch<I>(key: string, item: I, job: (items: I[]) => Promise<void>): void {
+    const chain = this.#chain(key);
+    if (chain.batch) {
+      chain.batch.push(item);
+      return;
+    }
+    const items = [item];
+    this.run(key, () => {
+      if (chain.batch === items) chain.batch = null;
+      return job(items);
+    }).catch(() => undefined); // job settles each item itself
+    chain.batch = items;
+  }
+
   /** Resolves once every chain has run out. */
   async idle(): Promise<void> {
     while (this.#chains.size > 0) await Promise.all([...this.#chains.values()].map((c) => c.tail));
@@ -43,7 +63,7 @@ export class Chains {
 
   #chain(key: string) {
     let c = this.#chains.get(key);
-    if (!c) this.#chains.set(key, (c = { tail: Promise.resolve(), queued: null }));
+    if (!c) this.#chains.set(key, (c = { tail: Promise.resolve(), queued: null, batch: null }));
     return c;
   }
 }

@@ -49,6 +49,38 @@ export function toWrites(ops: Op[]): Writes {
   return w;
 }
 
+/**
+ * The operations of several updates of one tenant, one after the other, as one: every field and key
+ * they touched, at its value now (changes.ts track().ops() does the same for one update). A field
+ * one of them replaced whole is written whole.
+ */
+export function mergeOps(app: string, tenant: Tenant, lists: Op[][]): Op[] {
+  const raw = tenant as unknown as Record<string, unknown>;
+  const whole = new Set<string>();
+  const keys = new Map<string, Set<string>>();
+  for (const ops of lists) {
+    for (const op of ops) {
+      if (op[0] === 'f' || op[0] === 'df') whole.add(op[2]);
+      else if (op[0] === 'k' || op[0] === 'dk') {
+        let s = keys.get(op[2]);
+        if (!s) keys.set(op[2], (s = new Set()));
+        s.add(op[3]);
+      }
+    }
+  }
+  const out: Op[] = [];
+  for (const f of whole) out.push(raw[f] === undefined ? ['df', app, f] : ['f', app, f, raw[f]]);
+  for (const [f, ks] of keys) {
+    if (whole.has(f)) continue;
+    const coll = raw[f];
+    for (const k of ks) {
+      const v = coll !== null && typeof coll === 'object' && Object.hasOwn(coll, k) ? (coll as Record<string, unknown>)[k] : undefined;
+      out.push(v === undefined ? ['dk', app, f, k] : ['k', app, f, k, v]);
+    }
+  }
+  return out;
+}
+
 const COLLECTIONS = new Set(Object.entries(emptyTenant()).filter(([, v]) => v !== null).map(([k]) => k));
 
 /** Sets a key of a dictionary; a "__proto__" key stays data. */

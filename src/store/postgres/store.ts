@@ -7,8 +7,16 @@ import { Chains } from './chains.js';
 import type { Db } from './db.js';
 import { redactUrl } from './errors.js';
 import { Resets } from './resets.js';
-import { toWrites, type Writes } from './rows.js';
+import { mergeOps, toWrites } from './rows.js';
+import type { Op } from '../changes.js';
 import { SQL } from './sql.js';
+
+/** An update waiting for its application's next transaction. */
+interface Pending {
+  fn: (tenant: Tenant) => unknown;
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+}
 
 /** Every this many writes of one application by this instance, tombstones older than the last prune go. */
 const PRUNE_EVERY = 200;
@@ -98,60 +106,76 @@ export class PostgresStore implements Store {
 
   update<T>(application: string, fn: (tenant: Tenant) => T): Promise<T> {
     if (this.#closed) return Promise.reject(new Error('store is closed'));
-    return this.#chains.run(application, () => this.#write(application, fn));
+    return new Promise<T>((resolve, reject) => {
+      const item: Pending = { fn, resolve: resolve as (v: unknown) => void, reject };
+      this.#chains.batch(application, item, (items) => this.#write(application, items));
+    });
   }
 
-  async #write<T>(app: string, fn: (tenant: Tenant) => T): Promise<T> {
-    const client = await this.db.connect();
-    const tx = transaction(client, this.db);
-    const sql = tx.sql;
+  /**
+   * Runs queued updates of one application in one transaction (group commit): under its row lock, on
+   * the cache brought up to date, each function in turn (one that throws is undone alone), then one
+   * write of everything they touched and one commit. Each resolves once that commit is done.
+   */
+  async #write(app: string, items: Pending[]): Promise<void> {
+    let client: pg.PoolClient;
     try {
-      const [, inserted, locked] = (await sql(SQL.lock(this.db.literal(app)))) as unknown as pg.QueryResult[];
+      client = await this.db.connect();
+    } catch (e) {
+      for (const i of items) i.reject(e);
+      return;
+    }
+    const tx = transaction(client, this.db);
+    const ran: Array<{ item: Pending; t: ReturnType<typeof track>; result: unknown; ops: Op[] }> = [];
+    try {
+      const [, inserted, locked] = (await tx.sql(SQL.lock(this.db.literal(app)))) as unknown as pg.QueryResult[];
       const created = inserted?.rowCount === 1;
       const row = locked?.rows[0];
       const next = Number(row.next);
-      try {
-        if (!created) await this.#cache.bringUp(app, versionsOf(row), client);
-        else if (this.#cache.get(app)) this.#cache.dropped(app); // its row was gone: reset by another instance
-      } catch (e) {
-        tx.broken = true;
-        throw e;
-      }
+      if (!created) await this.#cache.bringUp(app, versionsOf(row), client).catch((e: unknown) => ((tx.broken = true), Promise.reject(e)));
+      else if (this.#cache.get(app)) this.#cache.dropped(app); // its row was gone: reset by another instance
       const cached = this.#cache.get(app) ?? { tenant: emptyTenant(), version: 0, born: Number(row.born), stale: false };
       this.#cache.set(app, cached);
-      const t = track(cached.tenant);
-      let result: T;
-      let writes: Writes;
-      try {
-        result = fn(t.proxy);
-        if (result instanceof Promise) throw new TypeError('store.update() takes a synchronous function');
-        writes = toWrites(t.ops(app));
-      } catch (err) {
-        t.rollback();
-        if (created) this.#cache.delete(app);
-        await sql('ROLLBACK').catch(() => undefined);
-        throw err;
+      for (const item of items) {
+        const t = track(cached.tenant);
+        try {
+          const result = item.fn(t.proxy);
+          if (result instanceof Promise) throw new TypeError('store.update() takes a synchronous function');
+          const ops = t.ops(app);
+          // Serialized now: a value that cannot be written (circular, say) fails this update alone.
+          toWrites(ops);
+          ran.push({ item, t, result, ops });
+        } catch (err) {
+          t.rollback();
+          item.reject(err);
+        }
       }
-      if (writes.keys.length === 0 && !created) {
-        await sql('ROLLBACK').catch(() => undefined);
-        return result;
+      const writes = toWrites(mergeOps(app, cached.tenant, ran.map((r) => r.ops)));
+      if (writes.keys.length === 0 && (!created || ran.length === 0)) {
+        if (created) this.#cache.delete(app);
+        await tx.sql('ROLLBACK').catch(() => undefined);
+        for (const r of ran) r.item.resolve(r.result);
+        return;
       }
       try {
         const what = 'did not take the change, so it was not acknowledged';
-        await sql(SQL.write, [app, next, writes.replaced, writes.fields, writes.keys, writes.values], what);
-        if (this.#pruneDue(app)) await sql(SQL.prune, [app, next], what);
-        await sql('COMMIT', [], what);
+        await tx.sql(SQL.write, [app, next, writes.replaced, writes.fields, writes.keys, writes.values], what);
+        if (this.#pruneDue(app, ran.length)) await tx.sql(SQL.prune, [app, next], what);
+        await tx.sql('COMMIT', [], what);
       } catch (e) {
         // Committed or not, nobody knows (a connection lost on COMMIT): the next sync reloads the tenant.
-        t.rollback();
+        for (const r of [...ran].reverse()) r.t.rollback();
         if (created) this.#cache.delete(app);
         else cached.stale = true;
         throw e;
       }
       cached.version = next;
-      this.stats.writes++;
+      this.stats.writes += ran.filter((r) => r.ops.length > 0).length;
       this.stats.flushes++;
-      return result;
+      for (const r of ran) r.item.resolve(r.result);
+    } catch (e) {
+      // Those whose function threw are settled already: a second reject does nothing.
+      for (const i of items) i.reject(e);
     } finally {
       client.release(tx.broken || undefined);
     }
@@ -220,8 +244,8 @@ export class PostgresStore implements Store {
     for (const l of this.#serverListeners) l(this.#server);
   }
 
-  #pruneDue(app: string): boolean {
-    const n = (this.#writesSincePrune.get(app) ?? 0) + 1;
+  #pruneDue(app: string, writes: number): boolean {
+    const n = (this.#writesSincePrune.get(app) ?? 0) + writes;
     this.#writesSincePrune.set(app, n % PRUNE_EVERY);
     return n >= PRUNE_EVERY;
   }
