@@ -134,6 +134,23 @@ t.test('values and keys round-trip as JSON, "__proto__" and \\u0000 included', a
   t.same(r.tenant('constructor'), r.tenant('nobody'), 'an unknown application reads as empty');
 });
 
+t.test('a write the database refuses is undone in memory and answered 503; the tenant is read again after it', async (t) => {
+  const url = await fresh();
+  const s = await open(t, url);
+  await s.update('x', (tn) => void (tn.carts.kept = { uuid: 'kept', n: 1 }));
+  // A key with NUL: PostgreSQL's text refuses it, after the function ran.
+  const err = await s.update('x', (tn) => {
+    (tn.carts.kept as unknown as { n: number }).n = 2;
+    tn.carts['bad\u0000key'] = { uuid: 'bad' };
+  }).catch((e: Error & { statusCode?: number }) => e);
+  t.match(err, { name: 'StoreUnavailableError', statusCode: 503, message: /^The database postgres:\/\/mock:\*\*\*@.* did not take the change, so it was not acknowledged/ });
+  t.same(s.tenant('x').carts, { kept: { uuid: 'kept', n: 1 } }, 'nothing of it stays in memory');
+  await s.sync!('x');
+  t.same(s.tenant('x').carts, { kept: { uuid: 'kept', n: 1 } });
+  t.equal(await s.update('x', (tn) => (tn.carts.more = { uuid: 'more' }).uuid), 'more', 'the next write goes through');
+  t.same(Object.keys((await open(t, url)).tenant('x').carts).sort(), ['kept', 'more']);
+});
+
 t.test('reset drops one tenant or all, here and on the other instances', async (t) => {
   const url = await fresh();
   const a = await open(t, url);
