@@ -1,4 +1,4 @@
-# mock-server as a container, e.g. a CI service container; see README "Container".
+# mock-server as a container, e.g. a CI service container; see docs/container-and-deployment.md.
 # scripts/container-test.sh builds it with podman (no image registry needed: it makes the base image
 # from Debian packages and passes BASE_IMAGE) and runs the image end to end.
 #

@@ -90,7 +90,9 @@ export function load(baseUrl, paths, { duration = 10, connections = 50, headers 
         if (err) return reject(err);
         resolve({
           rps: result.requests.average,
+          p50: result.latency.p50,
           p99: result.latency.p99,
+          max: result.latency.max,
           non2xx: result.non2xx,
           errors: result.errors + result.timeouts,
         });

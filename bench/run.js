@@ -6,9 +6,11 @@ import * as store from './store.js';
 import * as booking from './booking.js';
 import * as webhooks from './webhooks.js';
 import * as mixed from './mixed.js';
+import * as tenants from './tenants.js';
+import * as faults from './faults.js';
 
 const duration = Number(process.env.BENCH_DURATION ?? 10);
-const all = { catalog, store, booking, webhooks, mixed };
+const all = { catalog, store, booking, webhooks, mixed, faults, tenants };
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !(w in all));
 if (unknown.length) throw new Error(`unknown bench section ${unknown.join(', ')}; sections: ${Object.keys(all).join(', ')}`);

@@ -121,8 +121,8 @@ function App() {
     });
   }, [ticks.state, application, session]);
   useEffect(() => {
-    load(async () => merge({ faults: (await api('GET', 'faults')).faults }));
-  }, [ticks.faults, session]);
+    load(async () => merge({ faults: (await api('GET', `faults${q({ application })}`)).faults }));
+  }, [ticks.faults, application, session]);
   useEffect(() => {
     load(async () => merge({ scenarios: (await api('GET', 'scenarios')).scenarios, health: await api('GET', 'health') }));
   }, [session]);
@@ -201,6 +201,7 @@ function TokenForm({ onToken, refused }) {
 
 function Requests({ data }) {
   const [status, setStatus] = useState('');
+  const [open, setOpen] = useState(null);
   const findingsOf = new Map();
   for (const r of data.reports ?? []) {
     for (const f of r.findings) for (const ex of [f.first, f.last]) {
@@ -216,18 +217,55 @@ function Requests({ data }) {
       <label>Status <select value=${status} onChange=${(e) => setStatus(e.target.value)} aria-label="Status">
         <option value="">all</option><option value="2">2xx</option><option value="3">3xx</option><option value="4">4xx</option><option value="5">5xx</option>
       </select></label>
-      <span class="muted">${rows.length} shown (newest first; findings of the integration report beside the request that showed them first or last)</span>
+      <span class="muted">${rows.length} shown (newest first; click one for its headers and bodies; findings of the integration report beside the request that showed them first or last)</span>
     </div>
     <table class="requests">
       <thead><tr><th>time</th><th>application</th><th>method</th><th>path</th><th>status</th><th>ms</th><th>findings</th></tr></thead>
-      <tbody>${rows.map((r) => html`<tr>
+      <tbody>${rows.map((r) => html`<tr data-request=${r.id} class=${open === r.id ? 'row open' : 'row'} aria-expanded=${open === r.id} onClick=${() => setOpen(open === r.id ? null : r.id)}>
         <td class="nowrap">${time(r.at)}</td><td>${r.application ?? html`<span class="muted">none</span>`}</td><td>${r.method}</td>
         <td class="path">${r.path}</td><td><span class=${`badge ${statusClass(r.status)}`}>${r.status}</span></td><td class="num">${r.duration_ms}</td>
         <td>${(findingsOf.get(r.req_id) ?? []).map((f) => html`<span class=${`badge ${f.severity}`} title=${`${f.message}\nfix: ${f.advice}`}>${f.id}</span> `)}</td>
-      </tr>`)}</tbody>
+      </tr>${open === r.id && html`<tr class="detail"><td colspan="7"><${Exchange} id=${r.id} /></td></tr>`}`)}</tbody>
     </table>
     ${rows.length === 0 && html`<p class="muted">No partner request yet. Send one to ${location.origin}/api/v3 with the application header.</p>`}
   </section>`;
+}
+
+/** A body as text: JSON laid out when it is whole, as it came otherwise. */
+const pretty = (body) => {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+};
+const headerLines = (headers) => Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\n');
+
+/** One side of an exchange: headers, then the body (marked when the journal cut it). */
+function Message({ title, m }) {
+  return html`<div class="message">
+    <h4>${title}</h4>
+    <pre class="headers">${headerLines(m.headers)}</pre>
+    ${m.body === null
+      ? html`<p class="muted">no body</p>`
+      : html`${m.truncated && html`<p class="badge warning truncated">truncated: the first 16,384 of ${m.bytes} bytes</p>`}<pre class="body">${m.truncated ? m.body : pretty(m.body)}</pre>`}
+  </div>`;
+}
+
+/** GET /__admin/requests/{id}: the request and its answer, both ways. */
+function Exchange({ id }) {
+  const [detail, setDetail] = useState(null);
+  const [problem, setProblem] = useState(null);
+  useEffect(() => {
+    api('GET', `requests/${id}`).then(setDetail, (e) => setProblem(e.message));
+  }, [id]);
+  if (problem) return html`<p class="error">${problem}</p>`;
+  if (!detail) return html`<p class="muted">…</p>`;
+  if (!detail.request) return html`<p class="muted">Headers and bodies are kept for the latest 500 requests only.</p>`;
+  return html`<div class="exchange">
+    <${Message} title=${`Request: ${detail.method} ${detail.path}`} m=${detail.request} />
+    <${Message} title=${`Response: ${detail.status}`} m=${detail.response} />
+  </div>`;
 }
 
 function Orders({ data, act }) {
@@ -256,31 +294,66 @@ function Orders({ data, act }) {
   </section>`;
 }
 
-function Webhooks({ data, act }) {
+function Webhooks({ data, application, act }) {
   const r = data.receivers;
-  const redeliver = (d) => act(() => api('POST', `webhooks/deliveries/${encodeURIComponent(d.id)}/redeliver`));
+  const [open, setOpen] = useState(null);
+  const [form, setForm] = useState({ application: '', url: '', secret: '' });
+  const redeliver = (e, d) => {
+    e.stopPropagation();
+    act(() => api('POST', `webhooks/deliveries/${encodeURIComponent(d.id)}/redeliver`));
+  };
+  const target = form.application || application;
+  const setReceiver = (e) => {
+    e.preventDefault();
+    act(async () => {
+      if (!target) throw new Error('Name the application whose receiver to set (or choose one above).');
+      await api('PUT', 'webhooks/config', { application: target, url: form.url, ...(form.secret ? { secret: form.secret } : {}) });
+      setForm({ application: '', url: '', secret: '' });
+    });
+  };
+  const clear = (a) => act(() => api('PUT', 'webhooks/config', { application: a, url: null }));
+  const field = (k, label, attrs = {}) => html`<label>${label} <input value=${form[k]} onInput=${(e) => setForm({ ...form, [k]: e.target.value })} aria-label=${`Receiver ${label.toLowerCase()}`} ...${attrs} /></label>`;
   return html`<section>
     <div class="bar"><h2>Webhooks</h2></div>
     <h3>Receivers</h3>
     <ul class="receivers">
       <li>default: ${r?.default ? html`<code>${r.default.url}</code> ${receiverNote(r.default)}` : html`<span class="muted">none</span>`}</li>
-      ${Object.entries(r?.applications ?? {}).map(([a, t]) => html`<li>${a}: <code>${t.url}</code> ${receiverNote(t)}</li>`)}
+      ${Object.entries(r?.applications ?? {}).map(([a, t]) => html`<li data-receiver=${a}>${a}: <code>${t.url}</code> ${receiverNote(t)} <button onClick=${() => clear(a)}>Clear</button></li>`)}
     </ul>
-    <h3>Deliveries <span class="muted">(${data.deliveries.length}, newest first)</span></h3>
+    <form class="receiver" onSubmit=${setReceiver}>
+      ${field('application', 'Application', { placeholder: application || 'application', size: 14 })}
+      ${field('url', 'URL', { placeholder: 'your receiver, http(s)', size: 34, required: true })}
+      ${field('secret', 'Secret', { type: 'password', placeholder: 'optional: signs them', autocomplete: 'off', size: 16 })}
+      <button type="submit">Set receiver</button>
+      <span class="muted small">for one application (PUT /__admin/webhooks/config); Clear drops it</span>
+    </form>
+    <h3>Deliveries <span class="muted">(${data.deliveries.length}, newest first; click one for its payload and the headers each attempt sent)</span></h3>
     ${data.deliveries.length === 0 && html`<p class="muted">No delivery yet: move an order item, or pay an order, with a receiver configured.</p>`}
     <table class="deliveries">
       <thead><tr><th>delivery</th><th>item status</th><th>state</th><th>attempts</th><th></th></tr></thead>
-      <tbody>${[...data.deliveries].reverse().map((d) => html`<tr data-delivery=${d.id}>
+      <tbody>${[...data.deliveries].reverse().map((d) => html`<tr data-delivery=${d.id} class=${open === d.id ? 'row open' : 'row'} aria-expanded=${open === d.id} onClick=${() => setOpen(open === d.id ? null : d.id)}>
         <td><div>${d.id}</div><div class="muted small">${d.application} · item ${d.order_item_uuid} v${d.order_item_version}</div></td>
         <td><span class=${`badge st-${d.payload.order_item_status}`}>${d.payload.order_item_status}</span></td>
-        <td><span class=${`badge ${d.state}`}>${d.state}</span>${d.next_attempt_at ? html`<div class="muted small">next ${time(d.next_attempt_at)}</div>` : ''}</td>
+        <td><span class=${`badge ${d.state}`}>${d.state}</span>${d.waiting ? html`<div class=${`small wait ${d.waiting.reason}`}>${d.waiting.message}</div>` : ''}</td>
         <td><ol class="attempts">${d.attempts.map((a, i) => html`<li class=${i < d.round_start ? 'old' : ''}>
           ${time(a.at)} · ${a.status_code !== undefined ? html`<span class=${`badge ${statusClass(a.status_code)}`}>${a.status_code}</span>` : html`<span class="badge s5">${a.error}</span>`}
           · ${Math.round(a.duration_ms)} ms${a.chaos ? html` · <span class="badge chaos">chaos: ${a.chaos}</span>` : ''}</li>`)}</ol></td>
-        <td><button onClick=${() => redeliver(d)}>Redeliver</button></td>
-      </tr>`)}</tbody>
+        <td><button onClick=${(e) => redeliver(e, d)}>Redeliver</button></td>
+      </tr>${open === d.id && html`<tr class="detail"><td colspan="5"><${DeliveryDetail} d=${d} /></td></tr>`}`)}</tbody>
     </table>
   </section>`;
+}
+
+/** The payload sent, and each attempt's headers (the signature shown; the secret never leaves the server). */
+function DeliveryDetail({ d }) {
+  return html`<div class="exchange">
+    <div class="message"><h4>Payload</h4><pre class="body">${JSON.stringify(d.payload, null, 2)}</pre></div>
+    <div class="message"><h4>Headers sent</h4>
+      ${d.attempts.length === 0 && html`<p class="muted">No attempt yet.</p>`}
+      ${d.attempts.map((a, i) => html`<div class="attempt-headers"><div class="small muted">attempt ${i + 1}, ${time(a.at)}</div>
+        ${a.headers ? html`<pre class="headers">${headerLines(a.headers)}</pre>` : html`<p class="muted small">no request was made (${a.error})</p>`}</div>`)}
+    </div>
+  </div>`;
 }
 
 function Clock({ data, act }) {
@@ -310,24 +383,26 @@ function Clock({ data, act }) {
   </section>`;
 }
 
-function Faults({ data, act }) {
+function Faults({ data, act, application }) {
   const [f, setF] = useState({ method: 'GET', path: '/activities', status: '503', times: '1', delay_ms: '0' });
   const field = (k, label, attrs = {}) => html`<label>${label} <input value=${f[k]} onInput=${(e) => setF({ ...f, [k]: e.target.value })} aria-label=${label} ...${attrs} /></label> `;
   const add = (e) => {
     e.preventDefault();
-    act(() => api('POST', 'faults', { method: f.method, path: f.path, status: Number(f.status), times: Number(f.times), delay_ms: Number(f.delay_ms) }));
+    const fault = { method: f.method, path: f.path, status: Number(f.status), times: Number(f.times), delay_ms: Number(f.delay_ms) };
+    act(() => api('POST', 'faults', application ? { ...fault, application } : fault));
   };
+  const clear = () => act(() => api('DELETE', `faults${q({ application })}`));
   return html`<section>
-    <div class="bar"><h2>Faults</h2><span class="muted">the next matching partner requests answer the status (Prefer: code=… does the same per request)</span></div>
+    <div class="bar"><h2>Faults</h2><span class="muted">the next matching partner requests ${application ? html`of <b>${application}</b>` : 'of every application'} answer the status (Prefer: code=… does the same per request)</span></div>
     <form onSubmit=${add} class="fault">
       ${field('method', 'Method', { size: 6 })}${field('path', 'Path')}${field('status', 'Status', { size: 4 })}${field('times', 'Times', { size: 4 })}${field('delay_ms', 'Delay ms', { size: 6 })}
       <button type="submit">Add fault</button>
     </form>
     <table>
-      <thead><tr><th>id</th><th>method</th><th>path</th><th>status</th><th>times left</th><th>delay ms</th></tr></thead>
-      <tbody>${data.faults.map((x) => html`<tr><td>${x.id}</td><td>${x.method}</td><td class="path">${x.path}</td><td>${x.status}</td><td class="num">${x.times}</td><td class="num">${x.delay_ms}</td></tr>`)}</tbody>
+      <thead><tr><th>id</th><th>application</th><th>method</th><th>path</th><th>status</th><th>times left</th><th>delay ms</th></tr></thead>
+      <tbody>${data.faults.map((x) => html`<tr><td>${x.id}</td><td>${x.application ?? html`<span class="muted">all</span>`}</td><td>${x.method}</td><td class="path">${x.path}</td><td>${x.status}</td><td class="num">${x.times}</td><td class="num">${x.delay_ms}</td></tr>`)}</tbody>
     </table>
-    ${data.faults.length === 0 ? html`<p class="muted">No fault armed.</p>` : html`<button onClick=${() => act(() => api('DELETE', 'faults'))}>Clear all faults</button>`}
+    ${data.faults.length === 0 ? html`<p class="muted">No fault armed.</p>` : html`<button onClick=${clear}>${application ? `Clear ${application}'s faults` : 'Clear all faults'}</button>`}
   </section>`;
 }
 

@@ -6,13 +6,18 @@
 // Kept outside the bundle: packages that read their own files at run time (pdfkit's fonts,
 // swagger-ui's static assets) and qrcode, loaded with pdfkit on the first voucher.
 //
-// The programmatic API (src/index.ts, the package's "exports") is bundled the same way into
-// dist/index.js, and its type declarations go to dist/types with tsc (tsconfig.build.json). tsc
-// takes seconds where esbuild takes a fraction of one, so it runs alongside the bundling and
-// incrementally: it writes into node_modules/.cache/partner-booking-mock-server/types with its
+// The programmatic API (src/index.ts, the package's "exports") is bundled in the same build into
+// dist/index.js, which imports the CLI's chunks (the server is in them), and its type declarations
+// go to dist/types with tsc (tsconfig.build.json). tsc takes seconds where esbuild takes a fraction
+// of one, so it runs alongside the bundling and incrementally: it writes into node_modules/.cache/partner-booking-mock-server/types with its
 // build info there too (emitting into dist/, which is wiped on every build, would make an
 // incremental tsc skip the files it believes are already written), and the result is copied into
 // dist/types. MOCK_SERVER_BUILD_CACHE=off emits straight into dist/types without the cache.
+// Source maps: `npm run build` (and tap's build before the tests) writes them beside the bundles, for
+// NODE_OPTIONS=--enable-source-maps. The package's build (`prepare`, which `npm pack`, `npm publish`
+// and an install from git run) passes --no-sourcemap: the maps were 17 of the tarball's 27 MB
+// unpacked and point at src/, which the package does not hold.
+//
 // tap runs this file before the tests (`before` in .taprc), with coverage on: it is a tool, not part of
 // what the tests cover, so it stays out of the coverage report.
 /* c8 ignore start */
@@ -27,6 +32,7 @@ const bin = 'dist/bin/mock-server.js';
 const types = 'dist/types';
 const cache = 'node_modules/.cache/partner-booking-mock-server/types';
 const useCache = process.env.MOCK_SERVER_BUILD_CACHE !== 'off';
+const sourcemap = process.argv.includes('--no-sourcemap') ? false : 'linked';
 
 /** esbuild options shared by the CLI and the API bundle. */
 const common = {
@@ -34,7 +40,7 @@ const common = {
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  sourcemap: 'linked',
+  sourcemap,
   external: ['pdfkit', 'qrcode', '@fastify/swagger-ui'],
   // CommonJS dependencies inside an ES module bundle still call require().
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
@@ -83,9 +89,15 @@ rmSync('dist', { recursive: true, force: true });
 try {
   await Promise.all([
     // Split: the CLI's entry file reads the flags; the server and the other commands are chunks
-    // beside it, loaded when a command needs them.
-    build({ ...common, entryPoints: ['bin/mock-server.ts'], outdir: 'dist/bin', splitting: true, chunkNames: 'chunks/[name]-[hash]' }).then(() => chmodSync(bin, 0o755)),
-    build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/index.js' }),
+    // beside it, loaded when a command needs them. The API's entry shares those chunks (one build):
+    // bundled apart, it repeated the server's 4.7 MB.
+    build({
+      ...common,
+      entryPoints: { 'bin/mock-server': 'bin/mock-server.ts', index: 'src/index.ts' },
+      outdir: 'dist',
+      splitting: true,
+      chunkNames: 'bin/chunks/[name]-[hash]',
+    }).then(() => chmodSync(bin, 0o755)),
     declarations(useCache ? cache : types),
   ]);
   if (useCache) cpSync(cache, types, { recursive: true, filter: (src) => !src.endsWith('.tsbuildinfo') });

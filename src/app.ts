@@ -7,9 +7,11 @@ import type { Config } from './config.js';
 import type { Clock } from './clock.js';
 import type { Catalog } from './seed/catalog.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.js';
+import { installHttpLayerAnswers } from './http/http-layer.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import serviceHeaders from './http/service-headers.js';
 import faults, { faultHook } from './http/faults.js';
+import applicationLimits from './http/limits.js';
 import { lazyValidatorCompiler } from './http/validation.js';
 import { requestLogging } from './http/request-logging.js';
 import { journal } from './admin/journal.js';
@@ -24,7 +26,7 @@ import orderItems from './booking/order-items.js';
 import adminRoutes from './admin/index.js';
 import adminDocs from './admin/docs.js';
 import storePlugin, { createStore, type Store } from './store/index.js';
-import authRoutes from './auth/index.js';
+import authRoutes, { clientsPlugin } from './auth/index.js';
 import webhooksPlugin, { type WebhooksPluginOptions } from './webhooks/index.js';
 import scenariosPlugin from './scenarios/index.js';
 import { VERSION } from './version.js';
@@ -51,7 +53,13 @@ export interface AppDeps {
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
+    /** The server clock. Time of an application's requests and work: app.now(application). */
     clock: Clock;
+    /**
+     * An application's time: the server clock plus the application's own offset (POST /__admin/clock
+     * with `application`); without one, the server clock's.
+     */
+    now(application?: string): Date;
     catalog: Catalog;
     startedAt: number;
   }
@@ -63,7 +71,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const requestTimeout = deps.requestTimeoutMs ?? 30_000;
   const app = Fastify({
     logger: deps.logger ?? false,
-    return503OnClosing: true,
+    // Both answered by installHttpLayerAnswers with {code, message} instead (Node's 400 without Host
+    // had an empty body, Fastify's 503 while closing no code).
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     bodyLimit: 1024 * 1024,
     // Slow clients (headers or body trickling in) get 408 once requestTimeout has passed since the
@@ -77,8 +87,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
             requestTimeout,
             headersTimeout: requestTimeout,
             connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeout / 4))),
+            requireHostHeader: false,
           }
-        : { requestTimeout: 0 },
+        : { requestTimeout: 0, requireHostHeader: false },
     // Node's parser errors (bad method, raw bytes in the path, bad Content-Length, 431, 408) and the
     // router's (bad percent-encoding) answer {code, message} like every other error.
     clientErrorHandler,
@@ -95,9 +106,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.decorate('config', config);
   app.decorate('clock', clock);
+  app.decorate('now', (application?: string) => {
+    const own = application === undefined ? 0 : app.store.tenant(application).clock_offset_ms;
+    return own ? new Date(clock.now().getTime() + own) : clock.now();
+  });
   app.decorate('catalog', catalog);
   app.decorate('startedAt', Date.now());
   installErrorHandling(app);
+  installHttpLayerAnswers(app);
   // Response serializers compile on first use: many routes send prebuilt strings and never need
   // theirs, and compiling them all at start-up cost most of a second.
   app.setValidatorCompiler(lazyValidatorCompiler());
@@ -112,6 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const by = s.clock_offset_ms - clock.offset();
     if (by !== 0) clock.advance(by);
   });
+  await app.register(clientsPlugin);
   await app.register(orderItems);
   await app.register(scenariosPlugin);
   await app.register(webhooksPlugin, deps.webhooks ?? {});
@@ -165,6 +182,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         currencies: catalog.currencies.map((c) => c.code),
         markets: new Map(catalog.markets.map((m) => [m.slug, m.currency])),
       });
+      if (config.shared && config.rateLimit > 0) await api.register(applicationLimits, { perSecond: config.rateLimit });
       await api.register(faultHook, { basePath: config.basePath });
       // Between the headers (which name the application) and auth (whose token check reads its state).
       const sync = syncApplicationHook(app.store);

@@ -33,6 +33,13 @@ export interface Config {
   report: 'on' | 'off';
   /** When set, every /__admin route but GET /__admin/health needs `Authorization: Bearer <adminToken>`. */
   adminToken: string | null;
+  /**
+   * A sandbox shared by several teams or partners: the built-in sandbox-client is off (partners log in
+   * with clients registered through POST /__admin/clients). Needs adminToken.
+   */
+  shared: boolean;
+  /** With `shared`: partner requests per second per application (0: no limit). */
+  rateLimit: number;
 }
 
 export const defaults: Readonly<Config> = Object.freeze({
@@ -51,6 +58,8 @@ export const defaults: Readonly<Config> = Object.freeze({
   logFormat: null,
   report: 'on',
   adminToken: null,
+  shared: false,
+  rateLimit: 100,
 });
 
 export type LogFormat = 'pretty' | 'json';
@@ -58,7 +67,7 @@ export const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
 
 export { ConfigError };
 
-type Kind = 'int' | 'string' | 'url' | 'level' | 'token' | 'choice';
+type Kind = 'int' | 'string' | 'url' | 'level' | 'token' | 'choice' | 'bool';
 interface Option {
   key: keyof Config;
   flag: string;
@@ -93,12 +102,24 @@ export const OPTIONS: readonly Option[] = [
   { key: 'report', flag: 'report', arg: 'on|off', env: ['MOCK_SERVER_REPORT'], kind: 'choice', choices: ['on', 'off'], help: 'the integration report observes partner requests (GET /__admin/report)' },
   { key: 'logFormat', flag: 'log-format', arg: 'FORMAT', env: ['MOCK_SERVER_LOG_FORMAT'], kind: 'choice', choices: LOG_FORMATS, nullable: true, defaultText: 'pretty on a terminal, else json', help: 'pretty (one readable line per event) or json (JSON lines)' },
   { key: 'adminToken', flag: 'admin-token', arg: 'T', env: ['MOCK_SERVER_ADMIN_TOKEN'], kind: 'token', nullable: true, help: 'control API (/__admin) needs Authorization: Bearer T (health stays open)' },
+  { key: 'shared', flag: 'shared', arg: '', env: ['MOCK_SERVER_SHARED'], kind: 'bool', help: 'a sandbox shared by partners: no built-in sandbox-client, partners registered with POST /__admin/clients (needs --admin-token)' },
+  { key: 'rateLimit', flag: 'rate-limit', arg: 'N', env: ['MOCK_SERVER_RATE_LIMIT'], kind: 'int', min: 0, max: 1_000_000, help: 'with --shared: partner requests per second per application, past it 429 (0 = no limit)' },
 ];
+
+const TRUE = ['1', 'true', 'yes', 'on'];
+const FALSE = ['0', 'false', 'no', 'off'];
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function coerce(o: Option, raw: unknown, where: string): Config[keyof Config] {
   if (raw === null && o.nullable) return null;
+  if (o.kind === 'bool') {
+    if (typeof raw === 'boolean') return raw;
+    const v = typeof raw === 'string' ? raw.trim().toLowerCase() : '';
+    if (TRUE.includes(v)) return true;
+    if (FALSE.includes(v)) return false;
+    throw new ConfigError(`${where}: expected true or false, got ${JSON.stringify(raw)}`);
+  }
   const s = typeof raw === 'number' && o.kind === 'int' ? String(raw) : raw;
   if (typeof s !== 'string') throw new ConfigError(`${where}: expected ${o.kind === 'int' ? 'an integer' : 'a string'}, got ${JSON.stringify(raw)}`);
   switch (o.kind) {
@@ -136,6 +157,7 @@ function check(c: Config): Config {
   if (!c.basePath.startsWith('/')) throw new ConfigError(`base-path: "${c.basePath}" must start with /`);
   if (c.basePath.length > 1 && c.basePath.endsWith('/')) c.basePath = c.basePath.replace(/\/+$/, '');
   if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(c.headerPrefix)) throw new ConfigError(`header-prefix: "${c.headerPrefix}" must be letters, digits and dashes, e.g. X-Service-`);
+  if (c.shared && c.adminToken === null) throw new ConfigError('shared: a shared sandbox needs --admin-token (else anyone who reaches it could register partners and read every application)');
   return c;
 }
 
@@ -244,7 +266,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
     secret: { type: 'string' }, basic: { type: 'string' }, format: { type: 'string' }, application: { type: 'string' }, 'fail-on': { type: 'string' },
     builtin: { type: 'boolean' },
   };
-  for (const o of OPTIONS) options[o.flag] = { type: 'string' };
+  for (const o of OPTIONS) options[o.flag] = { type: o.kind === 'bool' ? 'boolean' : 'string' };
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
@@ -284,7 +306,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
   }
   for (const o of OPTIONS) {
     const v = values[o.flag];
-    if (typeof v === 'string') set(o, v, `--${o.flag}`);
+    if (v !== undefined) set(o, v, `--${o.flag}`);
   }
   const url = typeof values.url === 'string' ? values.url : null;
   if (url !== null && command !== 'replay' && command !== 'webhooks-check' && command !== 'report') throw new ConfigError('--url goes with the replay, webhooks check and report commands');
@@ -311,7 +333,7 @@ export function usage(): string {
   const col = (s: string) => s.padEnd(22);
   const rows = OPTIONS.map((o) => {
     const def = o.defaultText ?? (defaults[o.key] === null ? 'none' : String(defaults[o.key]));
-    return `  ${col(`--${o.flag} ${o.arg}`)} ${o.help}\n  ${col('')} env ${o.env.join(', then ')}; default ${def}`;
+    return `  ${col(`--${o.flag}${o.arg ? ` ${o.arg}` : ''}`)} ${o.help}\n  ${col('')} env ${o.env.join(', then ')}; default ${def}`;
   });
   return [
     'Usage: mock-server [options]                     start the mock Partner API',

@@ -1,12 +1,12 @@
 /**
- * A typed client of the control API (`/__admin`, README "Control API"), over Node's global fetch.
+ * A typed client of the control API (`/__admin`, docs/control-api.md), over Node's global fetch.
  * Every method sends one request and resolves to the answer's parsed JSON body as the server wrote
  * it; a non-2xx answer rejects with a ControlApiError carrying the status and the body's code and
  * message. The types here are written out on purpose (not imported from the server's sources), so
  * the package's published declarations stand alone.
  */
 
-/** The order-item statuses of the lifecycle (README "Order-item lifecycle and webhooks"). */
+/** The order-item statuses of the lifecycle (docs/webhooks.md, Lifecycle). */
 export type OrderItemStatus = 'PENDING' | 'OK' | 'KO' | 'CANCELLATION_ERROR' | 'REFUND_STARTED' | 'REFUNDED';
 
 /** GET /__admin/health */
@@ -154,6 +154,19 @@ export interface DeliveryAttempt {
   duration_ms: number;
   /** What webhook chaos did to this attempt on purpose, if anything. */
   chaos?: 'duplicate' | 'reorder' | 'delay' | 'fail_first';
+  /** The headers sent: webhook-id, webhook-timestamp, webhook-signature and the vendor's (Authorization masked); absent when no request was made. */
+  headers?: Record<string, string>;
+}
+
+/** Why a pending delivery waits, computed when asked. */
+export interface DeliveryWait {
+  reason: 'ordering' | 'retry' | 'no_receiver' | 'receiver_down' | 'chaos_delay' | 'sending' | 'due';
+  /** E.g. "waiting for version 1 of this order item to be delivered first (…)", "next attempt at … (attempt 2 of 6)". */
+  message: string;
+  /** Server-clock time of its next attempt, when one is scheduled and not under way. */
+  next_attempt_at: string | null;
+  /** ordering: the id of the delivery that goes first. */
+  after: string | null;
 }
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed';
@@ -173,6 +186,8 @@ export interface WebhookDelivery {
   seq: number;
   /** Attempts before this index belong to earlier rounds (a redeliver starts a new one). */
   round_start: number;
+  /** Why it waits while pending; null once delivered or failed. */
+  waiting: DeliveryWait | null;
 }
 
 export interface DeliveriesFilter {
@@ -229,14 +244,14 @@ export interface WebhookCheckInput {
   application?: string;
 }
 
-/** POST /__admin/webhooks/check answer (README "Checking your receiver"). */
+/** POST /__admin/webhooks/check answer (docs/webhooks.md, Checking your receiver). */
 export interface WebhookCheckReport {
   receiver: string;
   passed: boolean;
   checks: Array<{ id: string; title: string; result: 'passed' | 'failed' | 'skipped'; sent: string[]; got: string[]; advice: string }>;
 }
 
-/** PUT /__admin/webhooks/chaos body (README "Chaos on demand"). */
+/** PUT /__admin/webhooks/chaos body (docs/webhooks.md, Chaos on demand). */
 export interface ChaosInput {
   application?: string;
   /** 0..1: share of delivered webhooks sent a second time. */
@@ -273,10 +288,14 @@ export interface FaultInput {
   /** How many matching requests fail; default 1. */
   times?: number;
   delay_ms?: number;
+  /** Only this application's requests; absent: every application's. */
+  application?: string;
 }
 
 export interface Fault {
   id: number;
+  /** null: a server-wide fault. */
+  application: string | null;
   method: string;
   path: string;
   status: number;
@@ -301,6 +320,24 @@ export interface JournalEntry {
   req_id: string;
 }
 
+/** One side of a journaled exchange: secrets masked (`Bearer ***`, `"client_secret":"***"`), the body cut at 16,384 bytes. */
+export interface JournalMessage {
+  /** Names in lower case. */
+  headers: Record<string, string>;
+  /** The body as text; null when there was none. */
+  body: string | null;
+  /** The body was longer than the cap: `body` holds its start. */
+  truncated: boolean;
+  /** The whole body's size in bytes. */
+  bytes: number;
+}
+
+/** GET /__admin/requests/{id}: the entry with its headers and bodies; null once the journal no longer keeps them (it keeps the latest 500 requests'). */
+export interface JournalDetail extends JournalEntry {
+  request: JournalMessage | null;
+  response: JournalMessage | null;
+}
+
 export interface RequestsFilter {
   application?: string;
   /** 1..1000, default 100. */
@@ -321,7 +358,7 @@ export interface ReportExample {
 }
 
 export interface ReportFinding {
-  /** Stable: README "The integration report" lists every id. */
+  /** Stable: docs/report.md lists every id. */
   id: string;
   severity: 'error' | 'warning' | 'info';
   message: string;
@@ -329,6 +366,10 @@ export interface ReportFinding {
   count: number;
   first: ReportExample;
   last: ReportExample;
+  /** The operation it was seen on, as /docs writes it (`POST /carts/{cartUuid}/items`), when it is about one. */
+  operation?: string;
+  /** For a refusal (a 4xx): the server's answer the first time, as the client got it. */
+  answer?: { status: number; code: string; message: string };
 }
 
 /** GET /__admin/report: what an application's client got wrong, and how much of a booking it did. */
@@ -336,6 +377,8 @@ export interface IntegrationReport {
   application: string;
   since: string;
   requests: number;
+  /** Requests that carried neither an application header nor a valid token: GET /__admin/report?application=(unattributed) shows them. */
+  unattributed: number;
   /** fail when any error finding exists. */
   verdict: 'pass' | 'fail';
   findings: ReportFinding[];
@@ -343,6 +386,28 @@ export interface IntegrationReport {
     steps: Array<{ name: string; done: boolean; count: number }>;
     error_paths: Array<{ name: string; done: boolean; count: number }>;
   };
+}
+
+/** POST /__admin/clients body. */
+export interface ClientInput {
+  /** The application values the client may log in with. */
+  applications: string[];
+  scopes: Array<'no-payment' | 'order-item-cancellation' | 'comment'>;
+  name?: string;
+}
+
+/** A registered partner client, as listed (no secret). */
+export interface RegisteredClientInfo {
+  client_id: string;
+  name: string | null;
+  applications: string[];
+  scopes: Array<'no-payment' | 'order-item-cancellation' | 'comment'>;
+  created_at: string;
+}
+
+/** POST /__admin/clients answer: the only time the secret is shown. */
+export interface ClientRegistration extends RegisteredClientInfo {
+  client_secret: string;
 }
 
 export interface ControlClient {
@@ -378,15 +443,26 @@ export interface ControlClient {
   };
   faults: {
     add(fault: FaultInput): Promise<Fault>;
-    list(): Promise<FaultsAnswer>;
-    clear(): Promise<void>;
+    /** All, or those that apply to an application's requests (its own and the server-wide ones). */
+    list(application?: string): Promise<FaultsAnswer>;
+    /** All, or an application's own. */
+    clear(application?: string): Promise<void>;
   };
   requests(filter?: RequestsFilter): Promise<RequestsAnswer>;
+  /** One journal entry (an `id` of requests()) with its headers and bodies, both ways. */
+  request(id: number): Promise<JournalDetail>;
   clearRequests(application?: string): Promise<void>;
   /** The integration report of an application (needed when more than one has made requests). */
   report(application?: string): Promise<IntegrationReport>;
   /** Open even when the server has an admin token. */
   health(): Promise<HealthAnswer>;
+  /** Partner clients for a shared sandbox (--shared): POST /login takes them for their applications. */
+  clients: {
+    register(input: ClientInput): Promise<ClientRegistration>;
+    list(): Promise<{ clients: RegisteredClientInfo[] }>;
+    /** The client can no longer log in; its tokens stop working. */
+    revoke(clientId: string): Promise<void>;
+  };
 }
 
 export interface ControlClientOptions {
@@ -497,12 +573,18 @@ export function createControlClient(controlUrl: string, options: ControlClientOp
     },
     faults: {
       add: (fault) => call('POST', '/faults', { body: fault }),
-      list: () => call('GET', '/faults'),
-      clear: () => call('DELETE', '/faults'),
+      list: (application) => call('GET', '/faults', { query: { application } }),
+      clear: (application) => call('DELETE', '/faults', { query: { application } }),
     },
     requests: (filter = {}) => call('GET', '/requests', { query: { application: filter.application, limit: filter.limit } }),
+    request: (id) => call('GET', `/requests/${seg(String(id))}`),
     clearRequests: (application) => call('DELETE', '/requests', { query: { application } }),
     report: (application) => call('GET', '/report', { query: { application } }),
     health: () => call('GET', '/health'),
+    clients: {
+      register: (input) => call('POST', '/clients', { body: input }),
+      list: () => call('GET', '/clients'),
+      revoke: (clientId) => call('DELETE', `/clients/${seg(clientId)}`),
+    },
   };
 }

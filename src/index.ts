@@ -13,7 +13,7 @@ export * from './control-client.js';
 // Fastify types, so a project without @types/node (or with skipLibCheck off) compiles against them.
 
 /**
- * Every setting of the CLI (README "Flags, env and config file"), by its camelCase name. Kept the
+ * Every setting of the CLI (docs/flags-and-config.md), by its camelCase name. Kept the
  * same as the server's Config by asPublished() below: a setting added there and not here fails the typecheck.
  */
 export interface MockServerConfig {
@@ -47,6 +47,10 @@ export interface MockServerConfig {
   report: 'on' | 'off';
   /** --admin-token: the control API then needs Authorization: Bearer <token> (health stays open). */
   adminToken: string | null;
+  /** --shared: no built-in sandbox-client; partners log in with clients registered through POST /__admin/clients (needs adminToken). */
+  shared: boolean;
+  /** --rate-limit: with shared, partner requests per second per application (0: no limit; default 100). */
+  rateLimit: number;
 }
 
 /** The server's settings (an alias of MockServerConfig). */

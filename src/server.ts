@@ -52,7 +52,9 @@ export async function startServer(config: Config, print: (line: string) => void 
     // Never the URL as given: it may hold the database password.
     store.kind === 'postgres' ? `  store         PostgreSQL ${store.location}` : `  state file    ${config.db}`,
     `  seed          ${config.seed} (${catalog.activities.length} activities)`,
-    `  sandbox login client_id sandbox-client, client_secret sandbox-secret`,
+    config.shared
+      ? `  mode          shared: no sandbox-client; partners log in with clients registered by POST /__admin/clients`
+      : `  sandbox login client_id sandbox-client, client_secret sandbox-secret`,
     `  webhook URL   ${webhookLine(app)}`,
     `  headers       ${config.headerPrefix}Application (required), ${config.headerPrefix}Currency, ${config.headerPrefix}Market, ${config.headerPrefix}Version`,
   ]) print(line);

@@ -11,7 +11,8 @@ export type PartnerCall = (method: 'GET' | 'POST' | 'PUT', path: string, body?: 
 type Send = (method: 'GET' | 'POST' | 'PUT', path: string, headers: Record<string, string>, body: string | undefined) => Promise<{ status: number; text: string }>;
 
 function partner(application: string, send: Send): PartnerCall {
-  const headers: Record<string, string> = { 'x-service-application': application, 'content-type': 'application/json' };
+  // The version pinned, as a careful client does (the integration report warns without it).
+  const headers: Record<string, string> = { 'x-service-application': application, 'x-service-version': '3.5.0', 'content-type': 'application/json' };
   return async (method, path, body) => {
     const { status, text } = await send(method, path, headers, body === undefined ? undefined : JSON.stringify(body));
     if (status < 200 || status > 299) throw new Error(`${method} ${path}: ${status} ${text}`);
@@ -49,16 +50,19 @@ export function overInjectInTurn(apps: FastifyInstance[], application: string): 
 
 /**
  * Logs in (the token then goes with every later call), and books and pays one ticket of `activity`
- * on 2026-01-20: answers the order, whose one item is PENDING.
+ * on 2026-01-20 as a careful client does (the customer schema read before the customer, the order
+ * read after the payment for its items' statuses): answers the order, whose one item is PENDING.
  */
 export async function bookOrder(call: PartnerCall, activity = CONFIRM): Promise<{ uuid: string; identifier: string; items: Array<{ uuid: string; code: string }> }> {
   await call('POST', '/login', { client_id: 'sandbox-client', client_secret: 'sandbox-secret', grant_type: 'client_credentials' });
   const [s] = await call('GET', `/activities/${activity}/dates/2026-01-20`);
   const cart = await call('POST', '/carts');
   await call('POST', `/carts/${cart.uuid}/items`, [{ product_identifier: s.groups[0].slots[0].products[0].product_id, quantity: 1, language: 'en' }]);
+  await call('GET', `/carts/${cart.uuid}/customer/schema`);
   await call('PUT', `/carts/${cart.uuid}/customer`, LEAD);
   const order = await call('POST', '/orders', { cart_uuid: cart.uuid });
   await call('POST', '/payments/no/payment', { uuid: order.uuid });
+  await call('GET', `/orders/${order.uuid}`);
   return order;
 }
 

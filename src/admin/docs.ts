@@ -14,9 +14,10 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * Request schemas shown in the control API's document only, for a route that checks its input by
-     * hand: they are never compiled, so validation stays the handler's.
+     * hand: they are never compiled, so validation stays the handler's. Likewise answers, for a route
+     * whose answer is passed through as stored rather than serialized by a schema.
      */
-    docsOnly?: { body?: unknown; querystring?: unknown };
+    docsOnly?: { body?: unknown; querystring?: unknown; response?: Record<string, unknown> };
   }
 }
 
@@ -34,6 +35,7 @@ const TAGS = [
   { name: 'faults', description: 'Injected errors and delays on the partner API' },
   { name: 'requests', description: 'The journal of partner API requests' },
   { name: 'report', description: 'The integration report' },
+  { name: 'clients', description: 'Partner clients registered for POST /login (a shared sandbox)' },
   { name: 'events', description: 'What changed, as server-sent events (the dashboard at /__admin/ui listens)' },
 ];
 const TAG_OF_SEGMENT: Record<string, string> = { 'order-items': 'orders' };
@@ -95,8 +97,10 @@ async function adminDocs(app: FastifyInstance) {
       if (!url.startsWith(`${ADMIN}/`) || url === `${ADMIN}/ui` || url.startsWith(`${ADMIN}/ui/`)) return { schema: { ...own, hide: true }, url };
       const segment = url.slice(ADMIN.length + 1).split('/')[0] as string;
       const open = url === `${ADMIN}/health`;
-      const docsOnly = (route.config as { docsOnly?: { body?: unknown; querystring?: unknown } } | undefined)?.docsOnly ?? {};
+      const docsOnly = (route.config as { docsOnly?: { body?: unknown; querystring?: unknown; response?: Record<string, unknown> } } | undefined)?.docsOnly ?? {};
       const docs: Record<string, unknown> = { ...(open && !own.summary ? HEALTH : {}), ...docsOnly, ...own, tags: [TAG_OF_SEGMENT[segment] ?? segment] };
+      // An answer described for the document only: a response schema would also make Fastify serialize by it.
+      if (docsOnly.response) docs.response = { ...docsOnly.response, ...own.response };
       if (token && !open) {
         docs.security = [{ AdminToken: [] }];
         docs.response = { ...own.response, ...errorResponses({ 401: 'The admin token is missing or wrong' }) };

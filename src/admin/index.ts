@@ -11,6 +11,7 @@ import { VERSION } from '../version.js';
 import { storeKind } from '../store/index.js';
 import { syncAllHook } from '../http/state-sync.js';
 import clockRoutes from './clock.js';
+import clientRoutes from './clients.js';
 import resetRoutes from './reset.js';
 import webhookAdminRoutes from './webhooks.js';
 import scenarioAdminRoutes from './scenarios.js';
@@ -65,5 +66,6 @@ export default async function adminRoutes(app: FastifyInstance) {
   await app.register(reportRoutes);
   await app.register(faultRoutes);
   await app.register(orderAdminRoutes);
+  await app.register(clientRoutes);
   await app.register(dashboardRoutes);
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { clip, errorResponses, errors } from '../http/errors.js';
 import { checkReceiver, ReceiverUnreachable } from '../webhooks/check.js';
-import { ChaosSchema, chaosConfig } from '../webhooks/chaos.js';
+import { ChaosSchema, chaosConfig, MAX_CHAOS_APPLICATIONS } from '../webhooks/chaos.js';
 import { webhookUrlProblem } from '../webhooks/url.js';
 
 const DeliveriesQuery = Type.Object(
@@ -12,6 +12,39 @@ const DeliveriesQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+const Attempt = Type.Object({
+  at: Type.String({ description: 'server-clock time' }),
+  status_code: Type.Optional(Type.Integer({ description: "the receiver's answer" })),
+  error: Type.Optional(Type.String({ description: 'why there was no answer' })),
+  duration_ms: Type.Number(),
+  chaos: Type.Optional(Type.String({ description: 'what chaos did on purpose: duplicate, reorder, delay, fail_first' })),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'the headers sent: webhook-id, webhook-timestamp, webhook-signature and the vendor-prefixed ones (the signature is shown; the secret never is; Authorization masked); absent when no request was made' })),
+});
+const Wait = Type.Union([
+  Type.Object({
+    reason: Type.String({ enum: ['ordering', 'retry', 'no_receiver', 'receiver_down', 'chaos_delay', 'sending', 'due'] }),
+    message: Type.String({ description: 'e.g. "waiting for version 1 of this order item to be delivered first (whd_…: next attempt at … (attempt 2 of 6))"' }),
+    next_attempt_at: Type.Union([Type.String(), Type.Null()]),
+    after: Type.Union([Type.String(), Type.Null()], { description: 'ordering: the delivery that goes first' }),
+  }),
+  Type.Null(),
+], { description: 'why a pending delivery waits, computed when asked; null once delivered or failed' });
+const Delivery = Type.Object({
+  id: Type.String(),
+  application: Type.String(),
+  order_uuid: Type.String(),
+  order_item_uuid: Type.String(),
+  order_item_version: Type.Integer(),
+  payload: Type.Object({}, { additionalProperties: true, description: 'the "Update order item" body, as sent' }),
+  attempts: Type.Array(Attempt),
+  state: Type.String({ enum: ['pending', 'delivered', 'failed'] }),
+  next_attempt_at: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+  seq: Type.Integer(),
+  round_start: Type.Integer({ description: 'attempts before this index belong to earlier rounds (redeliver)' }),
+  waiting: Wait,
+});
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
@@ -43,8 +76,11 @@ const CheckBody = Type.Object(
 export default async function webhookAdminRoutes(app: FastifyInstance) {
   app.get<{ Querystring: Static<typeof DeliveriesQuery> }>(
     '/webhooks/deliveries',
-    { schema: { summary: 'List webhook deliveries', description: 'With their attempts; of an order item or an application when asked.', querystring: DeliveriesQuery, response: errorResponses({ 400: 'The query breaks its schema' }) } },
-    async (request) => ({ deliveries: app.webhooks.list(request.query) }),
+    {
+      config: { docsOnly: { response: { 200: Type.Object({ deliveries: Type.Array(Delivery) }) } } },
+      schema: { summary: 'List webhook deliveries', description: 'With their payloads, their attempts and the headers each sent, and why a pending one waits; of an order item or an application when asked.', querystring: DeliveriesQuery, response: errorResponses({ 400: 'The query breaks its schema' }) },
+    },
+    async (request) => ({ deliveries: app.webhooks.views(request.query) }),
   );
 
   app.post<{ Params: Static<typeof IdParams> }>(
@@ -52,7 +88,7 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
     { schema: { summary: 'Send a delivery again', description: 'The same delivery (same id) again, its retry schedule restarted; answers 202.', params: IdParams, response: errorResponses({ 404: 'No such delivery', 503: 'The state file did not take the write' }) } },
     async (request, reply) => {
       const delivery = await app.webhooks.redeliver(request.params.id);
-      return reply.code(202).send({ delivery });
+      return reply.code(202).send({ delivery: app.webhooks.view(delivery) });
     },
   );
 
@@ -82,8 +118,18 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
   );
 
   // Chaos on live deliveries: per application, or (no application) for all.
-  app.put<{ Body: Static<typeof ChaosBody> }>('/webhooks/chaos', { schema: { summary: 'Set webhook chaos', description: 'Failures, delays, duplicates and reordering of live deliveries, of one application or of all.', body: ChaosBody, response: errorResponses({ 400: 'The body breaks its schema' }) } }, async (request) => {
+  app.put<{ Body: Static<typeof ChaosBody> }>('/webhooks/chaos', {
+    schema: {
+      summary: 'Set webhook chaos',
+      description: `Failures, delays, duplicates and reordering of live deliveries, of one application or of all. At most ${MAX_CHAOS_APPLICATIONS} applications have settings of their own.`,
+      body: ChaosBody,
+      response: errorResponses({ 400: 'The body breaks its schema', 409: `${MAX_CHAOS_APPLICATIONS} other applications have chaos settings already` }),
+    },
+  }, async (request) => {
     const { application, ...input } = request.body;
+    if (!app.webhooks.chaos.canSet(application)) {
+      throw errors.atCapacity(`${MAX_CHAOS_APPLICATIONS} applications have chaos settings, the most there can be: DELETE /__admin/webhooks/chaos?application=… drops one, without ?application= all`);
+    }
     const config = chaosConfig(input);
     app.webhooks.chaos.set(application, config);
     return { application: application ?? null, ...config };
@@ -125,7 +171,8 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
     if (problem) throw errors.validation(`body "url": ${problem}`);
     const secret = body.secret !== undefined ? body.secret : body.url === undefined ? (configured?.secret ?? null) : null;
     try {
-      return await checkReceiver({ url, secret, basic: body.basic ?? null, headerPrefix: app.config.headerPrefix });
+      const { timeoutMs, deadlineMs } = app.webhooks.sender;
+      return await checkReceiver({ url, secret, basic: body.basic ?? null, headerPrefix: app.config.headerPrefix, timeoutMs, deadlineMs });
     } catch (e) {
       if (e instanceof ReceiverUnreachable) throw errors.receiverUnreachable(e.message);
       throw e;

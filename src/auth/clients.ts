@@ -9,13 +9,16 @@ export type Scope = (typeof SCOPES)[number];
 /** An OAuth client the sandbox accepts at POST /login. */
 export interface Client {
   clientId: string;
-  secret: string;
+  /** The secret of a fixture client; null for a registered one, whose secret only the digest knows. */
+  secret: string | null;
+  /** A registered client's secret: SHA-256, hex. */
+  secretSha256?: string;
   scopes: Scope[];
   /** Application values the client may log in with; '*' is any. */
   applications: '*' | string[];
 }
 
-/** Built in, shown in README and the start-up banner: every partner scope, any application. */
+/** Built in, shown in docs/booking-flow.md (Authentication) and the start-up banner: every partner scope, any application. */
 export const SANDBOX_CLIENT: Client = Object.freeze({
   clientId: 'sandbox-client',
   secret: 'sandbox-secret',

@@ -2,8 +2,9 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors, type ApiError } from '../http/errors.js';
 import type { Partner } from '../http/service-headers.js';
-import { loadClients, type Client, type Scope } from './clients.js';
+import { loadClients, type Scope } from './clients.js';
 import loginRoutes from './login.routes.js';
+import { ClientRegistry } from './registry.js';
 import { checkToken } from './tokens.js';
 
 export { SANDBOX_CLIENT, SCOPES, FixtureError, type Client, type Scope } from './clients.js';
@@ -14,10 +15,18 @@ declare module 'fastify' {
     ignoreBearer?: boolean;
   }
   interface FastifyInstance {
-    /** OAuth clients by client_id: the sandbox client plus fixtures/clients.json. */
-    clients: ReadonlyMap<string, Client>;
+    /** The OAuth clients POST /login accepts: fixtures, the sandbox client (unless --shared), registered partners. */
+    partners: ClientRegistry;
   }
 }
+
+/** Decorates app.partners at the root: the partner API logs in with it, the control API registers partners in it. */
+export const clientsPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.decorate('partners', new ClientRegistry(app.store, await loadClients(app.config.fixtures), app.config.shared));
+  },
+  { name: 'clients', fastify: '5.x', dependencies: ['store'] },
+);
 
 const BEARER = /^Bearer[ \t]+([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i;
 
@@ -27,14 +36,12 @@ const BEARER = /^Bearer[ \t]+([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i;
  * request.service.partner, a bad one is 401, no header leaves the request anonymous.
  */
 async function auth(app: FastifyInstance) {
-  const clients = await loadClients(app.config.fixtures);
-  app.decorate('clients', clients);
   const authenticate = (request: FastifyRequest): void => {
     const header = request.headers.authorization;
     if (header === undefined || request.routeOptions.config.ignoreBearer) return;
     const m = BEARER.exec(header);
     if (!m?.[1]) throw errors.invalidToken('Authorization must be "Bearer <access_token>"');
-    const partner = checkToken(app.store, app.clock.now(), request.service.application, m[1]);
+    const partner = checkToken(app.store, app.now(request.service.application), request.service.application, m[1]);
     if (typeof partner === 'string') throw errors.invalidToken(partner);
     request.service.partner = partner;
   };
@@ -47,10 +54,10 @@ async function auth(app: FastifyInstance) {
     }
     done();
   });
-  await app.register(loginRoutes, { clients });
+  await app.register(loginRoutes);
 }
 
-export default fp(auth, { name: 'auth', fastify: '5.x', dependencies: ['service-headers', 'store'] });
+export default fp(auth, { name: 'auth', fastify: '5.x', dependencies: ['service-headers', 'store', 'clients'] });
 
 /** The authenticated partner, or 401 for an anonymous request. */
 export function requirePartner(request: FastifyRequest): Partner {

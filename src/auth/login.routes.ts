@@ -1,8 +1,7 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { clip, errors } from '../http/errors.js';
-import type { Client } from './clients.js';
+import { ClientRegistry } from './registry.js';
 import { hashToken, issueToken, TOKEN_LIFETIME_S } from './tokens.js';
 
 const CredentialsSchema = Type.Object({
@@ -42,26 +41,24 @@ function bodyFields(body: unknown): Refresh {
   return out;
 }
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
 /** POST /login (JSON body) and the deprecated GET /login (query): OAuth 2.0 client credentials. */
-export default async function loginRoutes(app: FastifyInstance, opts: { clients: ReadonlyMap<string, Client> }) {
-  const { clients } = opts;
+export default async function loginRoutes(app: FastifyInstance) {
+  const clients = app.partners;
 
   async function login(where: 'body' | 'querystring', creds: Credentials, request: FastifyRequest, reply: FastifyReply) {
     if (creds.grant_type !== 'client_credentials') {
       throw errors.validation(`${where} "grant_type" must be "client_credentials", got "${clip(creds.grant_type)}"`);
     }
-    const client = clients.get(creds.client_id);
-    if (!client) throw errors.invalidClient(`Unknown client_id "${clip(creds.client_id)}"`);
-    if (!timingSafeEqual(digest(client.secret), digest(creds.client_secret))) {
+    const client = clients.find(creds.client_id);
+    if (!client) throw errors.invalidClient(`Unknown client_id "${clip(creds.client_id)}"${clients.shared && creds.client_id === 'sandbox-client' ? ': this sandbox is shared, log in with the client registered for you' : ''}`);
+    if (!ClientRegistry.secretMatches(client, creds.client_secret)) {
       throw errors.invalidClient(`Wrong client_secret for client_id "${clip(creds.client_id)}"`);
     }
     const { application } = request.service;
     if (client.applications !== '*' && !client.applications.includes(application)) {
       throw errors.invalidClient(`Client "${client.clientId}" may not be used with application "${clip(application)}"`);
     }
-    const { token, record } = await issueToken(app.store, app.clock, application, client);
+    const { token, record } = await issueToken(app.store, app.now(application), application, client);
     reply.header('cache-control', 'no-store');
     return {
       access_token: token,
@@ -88,11 +85,11 @@ export default async function loginRoutes(app: FastifyInstance, opts: { clients:
     const { application } = request.service;
     const record = app.store.tenant(application).tokens[hashToken(refresh_token)];
     if (!record) throw errors.invalidClient(`Unknown refresh_token for application "${clip(application)}": call POST /login`);
-    const client = clients.get(record.clientId);
+    const client = clients.find(record.clientId);
     if (!client || (fields.client_id !== undefined && fields.client_id !== record.clientId)) {
       throw errors.invalidClient('The refresh_token was not issued to this client_id: call POST /login');
     }
-    const { token, record: fresh } = await issueToken(app.store, app.clock, application, client);
+    const { token, record: fresh } = await issueToken(app.store, app.now(application), application, client);
     reply.header('cache-control', 'no-store');
     return { access_token: token, refresh_token: token, expires_in: TOKEN_LIFETIME_S, token_type: 'bearer', scope: fresh.scopes.length > 0 ? fresh.scopes.join(' ') : null };
   }

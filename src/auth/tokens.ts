@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Clock } from '../clock.js';
 import type { Partner } from '../http/service-headers.js';
 import type { Store, TokenRecord } from '../store/index.js';
 import type { Client } from './clients.js';
@@ -41,12 +40,11 @@ function staleTokens(store: Store, application: string, now: number): string[] {
 /** Issues a token for a client in an application's tenant; resolves once it is durable. */
 export async function issueToken(
   store: Store,
-  clock: Clock,
+  now: Date,
   application: string,
   client: Client,
 ): Promise<{ token: string; record: TokenRecord }> {
   const token = newToken();
-  const now = clock.now();
   const record: TokenRecord = {
     clientId: client.clientId,
     scopes: [...client.scopes],

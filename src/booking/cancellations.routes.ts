@@ -9,12 +9,8 @@ import { durationToMs, formatDuration, parseDuration } from '../time/duration.js
 import { resolve } from './carts.js';
 import { moveItem, sendAll } from './lifecycle.js';
 import { orderItemOf as itemOf, orderOf } from './order-lookup.js';
+import { CANCELLATION_REASONS, RefundSchema, RefundTierSchema } from './orders.schemas.js';
 import type { Order, OrderItem, Refund } from './records.js';
-
-export const CANCELLATION_REASONS = [
-  'API-ISSUE', 'TECHNICAL-ISSUE', 'MISSING-PASSENGER-INFO', 'VENUE-CLOSED', 'REJECTED-SCHEDULE-CHANGE',
-  'REJECTED-ORDER', 'MISSING-MEETING-POINT-DETAILS', 'GRACE-PERIOD', 'CANCELLED-BY-CUSTOMER',
-] as const;
 
 const ItemParams = Type.Object({ orderUuid: Type.String(), orderItemUuid: Type.String() });
 type IP = { Params: Static<typeof ItemParams> };
@@ -66,7 +62,7 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
       const item = itemOf(order, request.params.orderItemUuid);
       if (item.status !== 'OK') throw errors.notCancellable(item.uuid, item.status);
       const application = request.service.application;
-      const now = app.clock.now();
+      const now = app.now(application);
       const supplierAmount = refundAmount(resolve(app, item).activity.booking.refund_policies, item, now);
       // Refunded in the currency the order was placed (and paid) in.
       const from = app.catalog.currencyByCode.get(item.supplier_currency);
@@ -95,13 +91,13 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
 
   app.get<IP>(
     '/orders/:orderUuid/items/:orderItemUuid/refund-policies',
-    { schema: { tags, summary: "Refund tiers of an item, with when each stops applying", params: ItemParams } },
+    { schema: { tags, summary: "Refund tiers of an item, with when each stops applying", params: ItemParams, response: { 200: Type.Array(RefundTierSchema) } } },
     async (request) => {
       const order = orderOf(app, request, request.params.orderUuid);
       const item = itemOf(order, request.params.orderItemUuid);
       const { activity } = resolve(app, item);
       if (!activity.booking.refund_policies.length) throw errors.notFound('No refund policy for this order item');
-      const now = app.clock.now().getTime();
+      const now = app.now(request.service.application).getTime();
       return tiers(activity.booking.refund_policies, item).map(({ policy: p, until }) => ({
         ...p, ...(p.type === 'ABSOLUTE' ? { currency_code: activity.supplier_currency } : {}),
         applicable_until: minute(until), remaining_time: formatDuration(Math.max(0, until.getTime() - now)),
@@ -111,7 +107,7 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { orderUuid: string } }>(
     '/orders/:orderUuid/refunds',
-    { schema: { tags, summary: 'Paid refunds of an order', params: Type.Object({ orderUuid: Type.String() }) } },
+    { schema: { tags, summary: 'Paid refunds of an order', params: Type.Object({ orderUuid: Type.String() }), response: { 200: Type.Array(RefundSchema) } } },
     async (request) => {
       const order = orderOf(app, request, request.params.orderUuid);
       return (order.refunds ?? []).map(view(request, order));

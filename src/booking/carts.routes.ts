@@ -5,6 +5,7 @@ import { clip, errors } from '../http/errors.js';
 import { sweepDue, type CartRecord, type Tenant } from '../store/index.js';
 import { addDuration, parseDuration } from '../time/duration.js';
 import { cartView, checkItem, MAX_ITEMS, type ItemInput } from './carts.js';
+import { CartItemSchema, CartSchema, OrderInfoSchema } from './carts.schemas.js';
 import type { Cart, CartItemRecord, Order } from './records.js';
 
 const CartParams = Type.Object({ cartUuid: Type.String() });
@@ -34,7 +35,7 @@ function expired(cart: Cart, now: Date): boolean {
 export function cartOf(app: FastifyInstance, request: FastifyRequest, uuid: string): Cart {
   const cart = app.store.tenant(request.service.application).carts[uuid] as unknown as Cart | undefined;
   if (!cart) throw errors.notFound(`Cart ${clip(uuid)} does not exist`);
-  if (expired(cart, app.clock.now())) throw errors.notFound(`Cart ${cart.uuid} does not exist: carts without an order are deleted 3 months after their last change`);
+  if (expired(cart, app.now(request.service.application))) throw errors.notFound(`Cart ${cart.uuid} does not exist: carts without an order are deleted 3 months after their last change`);
   return cart;
 }
 
@@ -57,18 +58,18 @@ export function openCartIn(t: Tenant, uuid: string): Cart {
 
 export default async function cartsRoutes(app: FastifyInstance) {
   const tags = ['carts'];
-  const now = () => app.clock.now().toISOString();
+  const now = (request: FastifyRequest) => app.now(request.service.application).toISOString();
   const save = (request: FastifyRequest, uuid: string, change: (cart: Cart) => void) =>
     app.store.update(request.service.application, (t) => {
       const cart = openCartIn(t, uuid);
       change(cart);
-      cart.updated_at = now();
+      cart.updated_at = now(request);
       return cart;
     });
 
-  app.post('/carts', { schema: { tags, summary: 'Create an empty cart' } }, async (request) => {
+  app.post('/carts', { schema: { tags, summary: 'Create an empty cart', response: { 200: CartSchema } } }, async (request) => {
     const { application } = request.service;
-    const clock = app.clock.now();
+    const clock = app.now(application);
     const at = clock.toISOString();
     const cart: Cart = { uuid: randomUUID(), created_at: at, updated_at: at, items: [], customer: null, extra_customer_data: {}, order_uuid: null };
     // Expired carts go with a later cart's creation (found on the read-only view: only those deleted count as written).
@@ -81,21 +82,21 @@ export default async function cartsRoutes(app: FastifyInstance) {
     return cartView(app, request).cart(cart);
   });
 
-  app.get<CP>('/carts/:cartUuid', { schema: { tags, summary: 'A cart with its items and totals', params: CartParams } }, async (request) =>
+  app.get<CP>('/carts/:cartUuid', { schema: { tags, summary: 'A cart with its items and totals', params: CartParams, response: { 200: CartSchema } } }, async (request) =>
     cartView(app, request).cart(cartOf(app, request, request.params.cartUuid)),
   );
 
   // Legacy replace/update: the fields they took (promo codes, gift cards) are not modelled, so they
   // answer the cart unchanged, after the same checks.
   for (const method of ['put', 'patch'] as const) {
-    app[method]<CP>('/carts/:cartUuid', { schema: { tags, summary: 'Update a cart (legacy)', params: CartParams } }, async (request) => {
+    app[method]<CP>('/carts/:cartUuid', { schema: { tags, summary: 'Update a cart (legacy)', params: CartParams, response: { 200: CartSchema } } }, async (request) => {
       const cart = cartOf(app, request, request.params.cartUuid);
       assertOpen(cart);
       return cartView(app, request).cart(cart);
     });
   }
 
-  app.delete<CP>('/carts/:cartUuid', { schema: { tags, summary: 'Delete a cart', params: CartParams } }, async (request) => {
+  app.delete<CP>('/carts/:cartUuid', { schema: { tags, summary: 'Delete a cart', params: CartParams, response: { 200: Type.Literal(true, { description: 'Deleted' }) } } }, async (request) => {
     const cart = cartOf(app, request, request.params.cartUuid);
     assertOpen(cart);
     await app.store.update(request.service.application, (t) => {
@@ -106,7 +107,7 @@ export default async function cartsRoutes(app: FastifyInstance) {
 
   app.post<CP & { Body: Static<typeof ItemBody> | Static<typeof ItemBody>[] }>(
     '/carts/:cartUuid/items',
-    { schema: { tags, summary: 'Add items (an array, or one object); answers the first item added', params: CartParams, body: Type.Union([Type.Array(ItemBody, { minItems: 1 }), ItemBody]) } },
+    { schema: { tags, summary: 'Add items (an array, or one object); answers the first item added', params: CartParams, body: Type.Union([Type.Array(ItemBody, { minItems: 1 }), ItemBody]), response: { 200: CartItemSchema } } },
     async (request) => {
       const cart = cartOf(app, request, request.params.cartUuid);
       assertOpen(cart);
@@ -114,7 +115,8 @@ export default async function cartsRoutes(app: FastifyInstance) {
       if (cart.items.length + inputs.length > MAX_ITEMS) throw errors.validation(`A cart holds at most ${MAX_ITEMS} items`);
       // Every item is checked before any is written: a refused request changes nothing.
       const added: CartItemRecord[] = [];
-      inputs.forEach((input, i) => added.push({ uuid: randomUUID(), created_at: now(), ...checkItem(app, cart, input, i, added) }));
+      const at = app.now(request.service.application);
+      inputs.forEach((input, i) => added.push({ uuid: randomUUID(), created_at: at.toISOString(), ...checkItem(app, cart, input, i, added, at) }));
       await save(request, cart.uuid, (c) => {
         c.items = [...c.items, ...added];
       });
@@ -132,7 +134,7 @@ export default async function cartsRoutes(app: FastifyInstance) {
     return reply.code(204).send();
   });
 
-  app.get<CP>('/carts/:cartUuid/order-info', { schema: { tags, summary: 'The order made from a cart', params: CartParams } }, async (request) => {
+  app.get<CP>('/carts/:cartUuid/order-info', { schema: { tags, summary: 'The order made from a cart', params: CartParams, response: { 200: OrderInfoSchema } } }, async (request) => {
     const cart = cartOf(app, request, request.params.cartUuid);
     const order = cart.order_uuid ? (app.store.tenant(request.service.application).orders[cart.order_uuid] as unknown as Order | undefined) : undefined;
     if (!order) throw errors.notFound('Cart does not have an associated order');

@@ -36,7 +36,7 @@ export function resolve(app: FastifyInstance, item: Pick<CartItemRecord, 'activi
 const bad = (i: number, message: string) => errors.validation(`items[${i}]: ${message}`);
 
 /** Checks one item to add against the catalog and the cart; throws the reference's errors. */
-export function checkItem(app: FastifyInstance, cart: Cart, input: ItemInput, i: number, pending: CartItemRecord[]): Omit<CartItemRecord, 'uuid' | 'created_at'> {
+export function checkItem(app: FastifyInstance, cart: Cart, input: ItemInput, i: number, pending: CartItemRecord[], now: Date): Omit<CartItemRecord, 'uuid' | 'created_at'> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw bad(i, 'must be an object');
   const type = input.type === undefined ? 'musement' : input.type;
   if (typeof type !== 'string' || !ITEM_TYPES.includes(type)) throw errors.outsideList('body', `items.${i}.type`, `items[${i}]: "type" must be one of ${ITEM_TYPES.join(', ')}`);
@@ -48,10 +48,10 @@ export function checkItem(app: FastifyInstance, cart: Cart, input: ItemInput, i:
   const activity = findActivity(app, ref.activityUuid);
   const product = findProduct(activity, ref);
   if (!product) throw bad(i, `"product_identifier" ${input.product_identifier} is not a product of activity ${activity.uuid}`);
-  const today = app.clock.now().toISOString().slice(0, 10);
+  const today = now.toISOString().slice(0, 10);
   const state = dayState(activity, ref.day, today);
   if (state === 'unavailable') throw errors.dateUnavailable(ref.day);
-  if (state === 'closed' || !openSlots(activity, product.option, ref.day, app.clock.now()).includes(ref.time)) {
+  if (state === 'closed' || !openSlots(activity, product.option, ref.day, now).includes(ref.time)) {
     throw bad(i, `product ${input.product_identifier} cannot be booked any more (${ref.day} ${ref.time || 'all day'})`);
   }
   const { holder } = product;
@@ -104,7 +104,7 @@ export function cartView(app: FastifyInstance, request: FastifyRequest) {
       product_identifier: x.product_identifier,
       quantity: x.quantity,
       status: 'PREBOOK_OK',
-      // Absent, not null, without a language: the vendor's schema has no null here (README, fidelity).
+      // Absent, not null, without a language: the vendor's schema has no null here (docs/api-and-fidelity.md, Fidelity).
       ...(x.language ? { language: { code: x.language, name: lang ? tr(lang.name, ctx.lang) : x.language } } : {}),
       pickup: x.pickup,
       is_gift_redeem: false,

@@ -7,6 +7,7 @@ import type { Text } from '../seed/types.js';
 import { assertOpen, cartOf, openCartIn } from './carts.routes.js';
 import { resolve } from './carts.js';
 import { passengerInfo, validateForm } from './forms.js';
+import { CartCustomerSchema, CheckoutFormSchema, FormJsonSchema, ParticipantSchema } from './carts.schemas.js';
 import type { Cart, CustomerData } from './records.js';
 
 const CartParams = Type.Object({ cartUuid: Type.String() });
@@ -102,17 +103,17 @@ export default async function customerRoutes(app: FastifyInstance) {
     return item;
   };
 
-  app.get<CP>('/carts/:cartUuid/form', { schema: { tags, summary: 'The legacy checkout form: the customer and participant questions as flat field lists', params: CartParams } }, async (request) =>
+  app.get<CP>('/carts/:cartUuid/form', { schema: { tags, summary: 'The legacy checkout form: the customer and participant questions as flat field lists', params: CartParams, response: { 200: CheckoutFormSchema } } }, async (request) =>
     checkoutForm(app, cartOf(app, request, request.params.cartUuid), lang(request)),
   );
 
-  app.get<CP>('/carts/:cartUuid/customer/schema', { schema: { tags, summary: 'JSON Schema of the lead booker and extra customer data', params: CartParams } }, async (request) =>
+  app.get<CP>('/carts/:cartUuid/customer/schema', { schema: { tags, summary: 'JSON Schema of the lead booker and extra customer data', params: CartParams, response: { 200: FormJsonSchema } } }, async (request) =>
     customerSchema(app, cartOf(app, request, request.params.cartUuid), lang(request)),
   );
 
   app.put<CP & { Body: Record<string, unknown> }>(
     '/carts/:cartUuid/customer',
-    { schema: { tags, summary: 'Set the lead booker (and extra customer data)', params: CartParams, body: Type.Object({}, { additionalProperties: true }) } },
+    { schema: { tags, summary: 'Set the lead booker (and extra customer data)', params: CartParams, body: Type.Object({}, { additionalProperties: true }), response: { 200: CartCustomerSchema } } },
     async (request) => {
       const cart = cartOf(app, request, request.params.cartUuid);
       assertOpen(cart);
@@ -122,7 +123,7 @@ export default async function customerRoutes(app: FastifyInstance) {
         const c = openCartIn(t, cart.uuid);
         c.customer = lead as CustomerData;
         c.extra_customer_data = (extra_customer_data as Cart['extra_customer_data'] | undefined) ?? {};
-        c.updated_at = app.clock.now().toISOString();
+        c.updated_at = app.now(request.service.application).toISOString();
         return c;
       });
       return { ...saved.customer, extra_customer_data: saved.extra_customer_data };
@@ -136,18 +137,18 @@ export default async function customerRoutes(app: FastifyInstance) {
     return { item, fields };
   };
 
-  app.get<IP>('/carts/:cartUuid/items/:cartItemUuid/participants/schema', { schema: { tags, summary: 'JSON Schema of the participants of an item', params: ItemParams } }, async (request) => {
+  app.get<IP>('/carts/:cartUuid/items/:cartItemUuid/participants/schema', { schema: { tags, summary: 'JSON Schema of the participants of an item', params: ItemParams, response: { 200: FormJsonSchema } } }, async (request) => {
     const { item, fields } = needsParticipants(cartOf(app, request, request.params.cartUuid), request.params.cartItemUuid);
     return participantsSchema(fields, lang(request), item.quantity);
   });
 
-  app.get<IP>('/carts/:cartUuid/items/:cartItemUuid/participants', { schema: { tags, summary: 'Participants of an item', params: ItemParams } }, async (request) =>
+  app.get<IP>('/carts/:cartUuid/items/:cartItemUuid/participants', { schema: { tags, summary: 'Participants of an item', params: ItemParams, response: { 200: Type.Array(ParticipantSchema) } } }, async (request) =>
     (itemOf(cartOf(app, request, request.params.cartUuid), request.params.cartItemUuid).participants ?? []).map(passengerInfo),
   );
 
   app.put<IP & { Body: unknown }>(
     '/carts/:cartUuid/items/:cartItemUuid/participants',
-    { schema: { tags, summary: 'Set the participants of an item: one per unit of quantity', params: ItemParams } },
+    { schema: { tags, summary: 'Set the participants of an item: one per unit of quantity', params: ItemParams, response: { 200: Type.Array(ParticipantSchema) } } },
     async (request) => {
       const cart = cartOf(app, request, request.params.cartUuid);
       assertOpen(cart);

@@ -11,7 +11,7 @@ import type { Order, OrderItem } from './records.js';
  */
 export function moveItem(app: FastifyInstance, tenant: Tenant, application: string, order: Order, item: OrderItem, to: OrderItemStatus): Delivery | null {
   assertMove(item.status, to);
-  const at = app.clock.now().toISOString();
+  const at = app.now(application).toISOString();
   item.status = to;
   item.version += 1;
   item.updated_at = at;

@@ -12,6 +12,7 @@ import { passengerInfo } from './forms.js';
 import { cartView, resolve } from './carts.js';
 import { missingParticipants } from './customer.routes.js';
 import { moveItem, sendAll } from './lifecycle.js';
+import { OrderSchema } from './orders.schemas.js';
 import type { Cart, Order, OrderItem } from './records.js';
 import { voucherUrl } from './vouchers.routes.js';
 
@@ -99,7 +100,7 @@ export function orderView(app: FastifyInstance, request: FastifyRequest, order: 
 export default async function ordersRoutes(app: FastifyInstance) {
   const tags = ['orders'];
 
-  app.post<{ Body: Static<typeof OrderBody> }>('/orders', { schema: { tags, summary: 'Create an order from a cart', body: OrderBody } }, async (request) => {
+  app.post<{ Body: Static<typeof OrderBody> }>('/orders', { schema: { tags, summary: 'Create an order from a cart', body: OrderBody, response: { 200: OrderSchema } } }, async (request) => {
     const body = request.body;
     const cart = cartOf(app, request, body.cart_uuid);
     if (cart.order_uuid) throw errors.cartLocked();
@@ -113,7 +114,7 @@ export default async function ordersRoutes(app: FastifyInstance) {
     const noParticipants = missingParticipants(app, cart);
     if (noParticipants.length) missing.push(`participant info for cart items ${noParticipants.join(', ')}`);
     if (missing.length) throw errors.validation(`Cannot create the order: missing ${[...new Set(missing)].join('; ')}`);
-    const at = app.clock.now().toISOString();
+    const at = app.now(request.service.application).toISOString();
     const extra = body.extra_data === undefined ? null : typeof body.extra_data === 'string' ? body.extra_data : JSON.stringify(body.extra_data);
     const order = await app.store.update(request.service.application, (t) => {
       // Checked again under the application's lock: the same cart ordered twice at once makes one order.
@@ -144,11 +145,11 @@ export default async function ordersRoutes(app: FastifyInstance) {
     return orderView(app, request, order);
   });
 
-  app.get<{ Params: Static<typeof OrderParams> }>('/orders/:orderUuid', { schema: { tags, summary: 'An order', params: OrderParams } }, async (request) =>
+  app.get<{ Params: Static<typeof OrderParams> }>('/orders/:orderUuid', { schema: { tags, summary: 'An order', params: OrderParams, response: { 200: OrderSchema } } }, async (request) =>
     orderView(app, request, orderOf(app, request, request.params.orderUuid)),
   );
 
-  app.post<{ Body: Static<typeof PaymentBody> }>('/payments/no/payment', { schema: { tags: ['payments'], summary: 'Pay an order without a payment (merchant of record)', body: PaymentBody } }, async (request) => {
+  app.post<{ Body: Static<typeof PaymentBody> }>('/payments/no/payment', { schema: { tags: ['payments'], summary: 'Pay an order without a payment (merchant of record)', body: PaymentBody, response: { 200: OrderSchema } } }, async (request) => {
     const { uuid, id } = request.body;
     if (uuid === undefined && id === undefined) throw errors.validation('body "uuid" is required');
     const orders = app.store.tenant(request.service.application).orders as unknown as Record<string, Order>;
@@ -167,7 +168,7 @@ export default async function ordersRoutes(app: FastifyInstance) {
       // Checked again under the application's lock: an order paid twice at once is paid once.
       if (o.paid) throw errors.alreadyPaid(o.uuid);
       o.paid = true;
-      o.updated_at = app.clock.now().toISOString();
+      o.updated_at = app.now(application).toISOString();
       // A scenario attached to an item (e.g. lead booker ko@example.com) replaces the defaults of
       // INTERFACE.md section 3: instant-confirmation items are confirmed at once, others wait.
       const sent = o.items.flatMap((x) => {

@@ -4,6 +4,7 @@ import { tr } from '../catalog/text.js';
 import { clip, errors } from '../http/errors.js';
 import { resolve } from './carts.js';
 import { orderItemOf as itemOf, orderOf } from './order-lookup.js';
+import { BookingVoucherSchema, pdfResponse } from './orders.schemas.js';
 import type { Order, OrderItem } from './records.js';
 import { qrDataUrl, voucherPdf, type VoucherContent } from './voucher-pdf.js';
 
@@ -40,7 +41,7 @@ export default async function vouchersRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { orderUuid: string; activityUuid: string } }>(
     '/orders/:orderUuid/activities/:activityUuid/voucher',
-    { schema: { tags, summary: 'PDF with the vouchers of one activity of an order', params: Type.Object({ orderUuid: Type.String(), activityUuid: Type.String() }) } },
+    { schema: { tags, summary: 'PDF with the vouchers of one activity of an order', params: Type.Object({ orderUuid: Type.String(), activityUuid: Type.String() }), response: { 200: pdfResponse('The vouchers of the confirmed (OK) items of the activity, one page each') } } },
     async (request, reply) => {
       const order = orderOf(app, request, request.params.orderUuid);
       const items = order.items.filter((x) => x.activity_uuid === request.params.activityUuid);
@@ -54,7 +55,7 @@ export default async function vouchersRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { orderUuid: string; orderItemUuid: string } }>(
     '/orders/:orderUuid/items/:orderItemUuid/voucher/booking',
-    { schema: { tags, summary: 'Voucher data of an item: barcodes, order, activity, product', params: Type.Object({ orderUuid: Type.String(), orderItemUuid: Type.String() }) } },
+    { schema: { tags, summary: 'Voucher data of an item: barcodes, order, activity, product', params: Type.Object({ orderUuid: Type.String(), orderItemUuid: Type.String() }), response: { 200: BookingVoucherSchema } } },
     async (request) => {
       const order = orderOf(app, request, request.params.orderUuid);
       const item = itemOf(order, request.params.orderItemUuid);
@@ -73,7 +74,7 @@ export default async function vouchersRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { orderUuid: string; orderItemUuid: string } }>(
     '/orders/:orderUuid/items/:orderItemUuid/vouchers-external',
-    { schema: { tags, summary: "Provider's own vouchers (none in the mock)", params: Type.Object({ orderUuid: Type.String(), orderItemUuid: Type.String() }) } },
+    { schema: { tags, summary: "Provider's own vouchers (none in the mock)", params: Type.Object({ orderUuid: Type.String(), orderItemUuid: Type.String() }), response: { 200: pdfResponse("The provider's voucher PDF (the mock has none: it answers 404)") } } },
     async (request) => {
       itemOf(orderOf(app, request, request.params.orderUuid), request.params.orderItemUuid);
       throw errors.notFound('This order item has no provider vouchers');

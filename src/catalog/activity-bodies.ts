@@ -18,8 +18,8 @@ export interface ActivityBodies {
    * names anything else the answer depends on.
    */
   response(request: FastifyRequest, build: () => string, variant?: string): Buffer;
-  /** The server clock's day (YYYY-MM-DD, UTC), worked out once per day. */
-  today(): string;
+  /** The day (YYYY-MM-DD, UTC) of an application's clock (see app.now); the server clock's is worked out once per day. */
+  today(application?: string): string;
 }
 
 declare module 'fastify' {
@@ -38,9 +38,11 @@ async function activityBodiesPlugin(app: FastifyInstance) {
   // Everything a rendered body depends on besides the resource itself.
   const keyOf = (lang: string, fellBack: boolean, currency: string, authenticated: boolean, today: string) =>
     `${lang}|${fellBack ? 1 : 0}|${currency}|${authenticated ? 1 : 0}|${today}`;
-  // The server's day, formatted once per day rather than once per request.
+  // The server's day, formatted once per day rather than once per request; an application whose
+  // clock was moved on its own gets its day worked out each time.
   let day = { start: 0, end: 0, today: '' };
-  const today = () => {
+  const today = (application?: string) => {
+    if (application !== undefined && app.store.tenant(application).clock_offset_ms !== 0) return app.now(application).toISOString().slice(0, 10);
     const t = app.clock.now().getTime();
     if (t < day.start || t >= day.end) {
       const start = t - (((t % DAY) + DAY) % DAY);
@@ -57,7 +59,7 @@ async function activityBodiesPlugin(app: FastifyInstance) {
       locale: s.locale.locale,
       currency,
       authenticated: s.partner !== null,
-      today: today(),
+      today: today(s.application),
     };
   };
   const render = (a: ActivityRecord, ctx: RenderContext, fellBack: boolean) =>
@@ -78,7 +80,7 @@ async function activityBodiesPlugin(app: FastifyInstance) {
     response(request, build, variant = '') {
       // From the request's service context directly: no render context is built on a hit.
       const s = request.service;
-      const key = `${request.url}|${keyOf(s.locale.language, s.locale.fellBack, s.currency, s.partner !== null, today())}|${variant}`;
+      const key = `${request.url}|${keyOf(s.locale.language, s.locale.fellBack, s.currency, s.partner !== null, today(s.application))}|${variant}`;
       return responses.get(key, () => Buffer.from(build()));
     },
     today,

@@ -8,6 +8,8 @@ import { CommentsQuery, commentsOf, reviewsOf, type ReviewRecord } from './revie
 import { listParam } from './search.js';
 import { isDay } from './schedule.js';
 import { tr, trList } from './text.js';
+import { asBuilt } from '../http/as-built.js';
+import { ActivityContentSchema, BundleSchema, CatalogUpdateSchema, CommentSchema, ReviewSchema, SafetyInformationSchema } from './content.schemas.js';
 
 const Params = Type.Object({ activityUuid: Type.String({ description: 'activity UUID' }) });
 type P = { Params: Static<typeof Params> };
@@ -29,7 +31,7 @@ export default async function activityContentRoutes(app: FastifyInstance) {
 
   app.get<{ Params: Static<typeof ContentParams> }>(
     '/activities/:activityUuid/contents/:locale',
-    { schema: { tags: ['activity info'], summary: 'Content of the activity in one language', params: ContentParams } },
+    { serializerCompiler: asBuilt, schema: { tags: ['activity info'], summary: 'Content of the activity in one language', params: ContentParams, response: { 200: ActivityContentSchema } } },
     async (request) => {
       const a = findActivity(app, request.params.activityUuid);
       const code = request.params.locale.slice(0, 2).toLowerCase() as Lang;
@@ -59,7 +61,7 @@ export default async function activityContentRoutes(app: FastifyInstance) {
 
   app.get<P & { Querystring: Static<typeof CommentsQuery> }>(
     '/activities/:activityUuid/comments',
-    { schema: { tags: ['reviews'], summary: 'Comments (deprecated: use reviews)', deprecated: true, params: Params, querystring: CommentsQuery } },
+    { serializerCompiler: asBuilt, schema: { tags: ['reviews'], summary: 'Comments (deprecated: use reviews)', deprecated: true, params: Params, querystring: CommentsQuery, response: { 200: Type.Array(CommentSchema) } } },
     async (request) => {
       const a = findActivity(app, request.params.activityUuid);
       return commentsOf([a], request.query);
@@ -68,7 +70,7 @@ export default async function activityContentRoutes(app: FastifyInstance) {
 
   app.get<P & { Querystring: Static<typeof ReviewsQuery> }>(
     '/activities/:activityUuid/reviews',
-    { schema: { tags: ['reviews'], summary: 'Reviews', params: Params, querystring: ReviewsQuery } },
+    { serializerCompiler: asBuilt, schema: { tags: ['reviews'], summary: 'Reviews', params: Params, querystring: ReviewsQuery, response: { 200: Type.Array(ReviewSchema) } } },
     async (request) => {
       const a = findActivity(app, request.params.activityUuid);
       const q = request.query;
@@ -93,7 +95,7 @@ export default async function activityContentRoutes(app: FastifyInstance) {
 
   app.get<P>(
     '/activities/:activityUuid/bundles',
-    { schema: { tags: ['activity info'], summary: 'Activities to buy together', params: Params } },
+    { schema: { tags: ['activity info'], summary: 'Activities to buy together', params: Params, response: { 200: Type.Array(BundleSchema) } } },
     async (request, reply) => {
       const a = findActivity(app, request.params.activityUuid);
       const others = a.bundle_uuids.flatMap((u) => {
@@ -128,7 +130,7 @@ export default async function activityContentRoutes(app: FastifyInstance) {
 
   app.get<P>(
     '/activities/:activityUuid/safety-information',
-    { schema: { tags: ['activity info'], summary: 'Safety measures of the activity', params: Params } },
+    { serializerCompiler: asBuilt, schema: { tags: ['activity info'], summary: 'Safety measures of the activity', params: Params, response: { 200: SafetyInformationSchema } } },
     async (request) => {
       const a = findActivity(app, request.params.activityUuid);
       return { safety_measures: a.feature_codes.length % 2 === 0 ? [] : [{ code: 'reduced-capacity', name: tr({ en: 'Reduced group size', it: 'Gruppi ridotti', de: 'Kleinere Gruppen', fr: 'Groupes réduits', es: 'Grupos reducidos' }, lang(request)) }] };
@@ -137,11 +139,11 @@ export default async function activityContentRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { day: string } }>(
     '/catalog/updates/:day',
-    { schema: { tags: ['activities'], summary: 'Activities of the catalog changed on a day', params: Type.Object({ day: Type.String({ description: 'YYYY-MM-DD' }) }) } },
+    { serializerCompiler: asBuilt, schema: { tags: ['activities'], summary: 'Activities of the catalog changed on a day', params: Type.Object({ day: Type.String({ description: 'YYYY-MM-DD' }) }), response: { 200: Type.Array(CatalogUpdateSchema) } } },
     async (request) => {
       const { day } = request.params;
       if (!isDay(day)) throw errors.validation(`params "day" is not a date: ${clip(day)}`);
-      if (day > app.clock.now().toISOString().slice(0, 10)) throw errors.validation(`params "day" ${day} is in the future`);
+      if (day > app.activityBodies.today(request.service.application)) throw errors.validation(`params "day" ${day} is in the future`);
       // The mock's catalog does not change; a stable, day-dependent sample stands for the changes.
       const n = Number(day.replaceAll('-', ''));
       return catalog.activities.filter((a) => (a.id + n) % 7 === 0).map((a) => ({ uuid: a.uuid }));

@@ -7,6 +7,8 @@ import { byId, groupOnline, placeSort, sortActivities } from './lookup.js';
 import { renderCategory } from './taxonomy.render.js';
 import { CategorySchema } from './taxonomy.schemas.js';
 import { ActivitySchema, SortByQuery } from './activities.schemas.js';
+import { asBuilt } from '../http/as-built.js';
+import { CategoryTreeSchema } from './content.schemas.js';
 
 const Id = Type.Object({ categoryId: Type.Integer({ minimum: 1 }) });
 const ListQuery = Type.Object({
@@ -44,7 +46,7 @@ export default async function categoriesRoutes(app: FastifyInstance) {
   // The vendor's document answers one Category: the tree's root, holding the top categories as its
   // children. The catalog has several tops, so the root is a node of its own: id 0, level "0" (the
   // level that means "all" in GET /categories).
-  app.get('/categories-tree', { schema: { tags, summary: 'Categories as one tree: a root (id 0) whose children are the top categories' } }, async (request) => {
+  app.get('/categories-tree', { serializerCompiler: asBuilt, schema: { tags, summary: 'Categories as one tree: a root (id 0) whose children are the top categories', response: { 200: CategoryTreeSchema } } }, async (request) => {
     const lang = request.service.locale.language;
     const node = (c: CategoryRecord): TreeNode => ({
       ...renderCategory(c, lang),

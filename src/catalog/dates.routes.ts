@@ -119,8 +119,8 @@ export default async function datesRoutes(app: FastifyInstance) {
         const v = q[name];
         if (v !== undefined && !isDay(v)) throw errors.validation(`querystring "${name}" is not a date: ${clip(v)}`);
       }
-      const now = app.clock.now();
-      const t0 = today();
+      const now = app.now(request.service.application);
+      const t0 = today(request.service.application);
       const from = q.date_from ?? t0;
       const to = q.date_to ?? addDays(t0, a.booking.horizon_days);
       if (to < from || to < t0) throw errors.endBeforeStart();
@@ -160,14 +160,14 @@ export default async function datesRoutes(app: FastifyInstance) {
       if (!isDay(day)) throw errors.validation(`params "day" is not a date: ${clip(day)}`);
       const q = request.query;
       checkPickup(a, q.pickup, () => errors.noSchedule(`Pickup ${clip(q.pickup)} is not available for this activity`));
-      const state = dayState(a, day, today());
+      const state = dayState(a, day, today(request.service.application));
       if (state === 'unavailable') throw errors.dateUnavailable(day);
       if (state === 'closed') throw errors.noSchedule(`No schedule for activity ${a.uuid} on ${day}`);
       const availability = state === 'sold-out' ? 0 : a.booking.availability;
       if (q.tickets_number !== undefined && availability < q.tickets_number) {
         throw errors.noSchedule(`Fewer than ${q.tickets_number} tickets left on ${day}`);
       }
-      const now = app.clock.now();
+      const now = app.now(request.service.application);
       const open = openProductCount(a, day, now);
       if (open === 0) throw errors.noSchedule(`No schedule for activity ${a.uuid} on ${day} after the cutoff time`);
       // Within a day, slots only close as the clock passes their cutoff: the number of open products

@@ -6,6 +6,8 @@ import { ActivitySchema } from './activities.schemas.js';
 import { CommentsQuery, commentsOf } from './reviews.js';
 import { idList, listParam } from './search.js';
 import { tr } from './text.js';
+import { asBuilt } from '../http/as-built.js';
+import { CommentSchema } from './content.schemas.js';
 
 /** The spec says 0 or 1; the vendor's document YES (or NO): both are taken. */
 const ZeroOne = Type.Optional(Type.Enum(['0', '1', 'YES', 'NO']));
@@ -61,7 +63,7 @@ export default async function deprecatedRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { eventId: number }; Querystring: Static<typeof CommentsQuery> }>(
     '/events/:eventId/comments',
-    { schema: { tags: ['events (removed)'], summary: 'Comments of an activity by numeric id (removed)', deprecated, params: Type.Object({ eventId: Type.Integer({ minimum: 1 }) }), querystring: CommentsQuery } },
+    { serializerCompiler: asBuilt, schema: { tags: ['events (removed)'], summary: 'Comments of an activity by numeric id (removed)', deprecated, params: Type.Object({ eventId: Type.Integer({ minimum: 1 }) }), querystring: CommentsQuery, response: { 200: Type.Array(CommentSchema) } } },
     async (request) => {
       const a = catalog.activities.find((x) => x.id === request.params.eventId && x.status === 'ONLINE');
       if (!a) throw errors.notFound(`Event ${clip(request.params.eventId)} does not exist`);

@@ -5,6 +5,8 @@ import type { Text } from '../seed/types.js';
 import { listsOf } from './lists.js';
 import { distanceKm, listParam, parseCoordinates } from './search.js';
 import { tr } from './text.js';
+import { asBuilt } from '../http/as-built.js';
+import { AutocompleteResultSchema, RelatedResultSchema } from './content.schemas.js';
 
 /** Something a text search can find: a city, list, venue, activity, ... */
 interface Findable {
@@ -71,7 +73,7 @@ export default async function discoveryRoutes(app: FastifyInstance) {
 
   app.get<{ Querystring: Static<typeof RelatedQuery> }>(
     '/activities-related',
-    { schema: { tags: ['additional searches'], summary: 'Cities, lists and venues matching a text', querystring: RelatedQuery } },
+    { serializerCompiler: asBuilt, schema: { tags: ['additional searches'], summary: 'Cities, lists and venues matching a text', querystring: RelatedQuery, response: { 200: Type.Array(RelatedResultSchema) } } },
     async (request) => {
       const q = request.query;
       const lang = request.service.locale.language;
@@ -101,7 +103,7 @@ export default async function discoveryRoutes(app: FastifyInstance) {
 
   app.get<{ Querystring: Static<typeof AutocompleteQuery> & Record<string, number> }>(
     '/autocomplete',
-    { schema: { tags: ['additional searches'], summary: 'Suggestions for a search box, hotels and pickups included', querystring: AutocompleteQuery } },
+    { serializerCompiler: asBuilt, schema: { tags: ['additional searches'], summary: 'Suggestions for a search box, hotels and pickups included', querystring: AutocompleteQuery, response: { 200: Type.Array(AutocompleteResultSchema) } } },
     async (request) => {
       const q = request.query;
       const lang = request.service.locale.language;

@@ -6,6 +6,8 @@ import { listsOf, type ListView } from './lists.js';
 import { listParam } from './search.js';
 import { renderCategory, renderCity } from './taxonomy.render.js';
 import { tr } from './text.js';
+import { asBuilt } from '../http/as-built.js';
+import { ListSchema, ListTypeSchema, ListWithItemsSchema } from './content.schemas.js';
 
 const Id = Type.Object({ listId: Type.Integer({ minimum: 1 }) });
 const ListQuery = Type.Object({
@@ -40,7 +42,7 @@ export default async function listsRoutes(app: FastifyInstance) {
     };
   };
 
-  app.get<{ Querystring: Static<typeof ListQuery> }>('/lists', { schema: { tags, summary: 'Lists', querystring: ListQuery } }, async (request) => {
+  app.get<{ Querystring: Static<typeof ListQuery> }>('/lists', { serializerCompiler: asBuilt, schema: { tags, summary: 'Lists', querystring: ListQuery, response: { 200: Type.Array(ListSchema) } } }, async (request) => {
     const q = request.query;
     const cities = listParam(q.city_in);
     const countries = listParam(q.country_in).map((c) => c.toUpperCase());
@@ -59,7 +61,7 @@ export default async function listsRoutes(app: FastifyInstance) {
     return page(found, q).map((l) => summary(l, request));
   });
 
-  app.get<{ Params: Static<typeof Id> }>('/lists/:listId', { schema: { tags, summary: 'One list with its activities', params: Id } }, async (request, reply) => {
+  app.get<{ Params: Static<typeof Id> }>('/lists/:listId', { schema: { tags, summary: 'One list with its activities', params: Id, response: { 200: ListWithItemsSchema } } }, async (request, reply) => {
     const l = listsOf(catalog).find((x) => x.id === request.params.listId);
     if (!l) throw errors.notFound(`List ${clip(request.params.listId)} does not exist`);
     const lang = request.service.locale.language;
@@ -69,11 +71,11 @@ export default async function listsRoutes(app: FastifyInstance) {
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(body));
   });
 
-  app.get('/list-types', { schema: { tags, summary: 'Types of lists' } }, async () => [LIST_TYPE]);
+  app.get('/list-types', { serializerCompiler: asBuilt, schema: { tags, summary: 'Types of lists', response: { 200: Type.Array(ListTypeSchema) } } }, async () => [LIST_TYPE]);
 
   app.get<{ Params: { cityId: number }; Querystring: Static<typeof PagingQuery> }>(
     '/cities/:cityId/lists',
-    { schema: { tags: ['cities'], summary: "A city's lists", params: Type.Object({ cityId: Type.Integer({ minimum: 1 }) }), querystring: PagingQuery } },
+    { serializerCompiler: asBuilt, schema: { tags: ['cities'], summary: "A city's lists", params: Type.Object({ cityId: Type.Integer({ minimum: 1 }) }), querystring: PagingQuery, response: { 200: Type.Array(ListSchema) } } },
     async (request) => {
       if (!catalog.cityById.has(request.params.cityId)) throw errors.notFound(`City ${clip(request.params.cityId)} does not exist`);
       return page(listsOf(catalog).filter((l) => l.city.id === request.params.cityId), request.query).map((l) => summary(l, request));

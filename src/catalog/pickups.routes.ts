@@ -4,6 +4,8 @@ import { clip, errors } from '../http/errors.js';
 import { page, paging } from '../http/pagination.js';
 import type { PickupRecord } from '../seed/types.js';
 import { listParam } from './search.js';
+import { asBuilt } from '../http/as-built.js';
+import { PickupSchema } from './content.schemas.js';
 
 const Query = Type.Object({
   ...paging(50, 50),
@@ -22,7 +24,7 @@ export default async function pickupsRoutes(app: FastifyInstance) {
   const tags = ['pickups'];
   const all = [...new Map(app.catalog.activities.flatMap((a) => a.booking.pickups).map((p) => [p.uuid, p])).values()];
 
-  app.get<{ Querystring: Static<typeof Query> }>('/pickups', { schema: { tags, summary: 'Pickup points of every activity', querystring: Query } }, async (request) => {
+  app.get<{ Querystring: Static<typeof Query> }>('/pickups', { serializerCompiler: asBuilt, schema: { tags, summary: 'Pickup points of every activity', querystring: Query, response: { 200: Type.Array(PickupSchema) } } }, async (request) => {
     const { text } = request.query;
     if (text !== undefined && text.trim().length < 3) throw errors.validation('querystring "text" needs at least 3 characters');
     const types = listParam(request.query.type_in).map((t) => t.toUpperCase());
@@ -38,7 +40,7 @@ export default async function pickupsRoutes(app: FastifyInstance) {
   });
 
   // An array of one, as the reference's schema has it.
-  app.get<{ Params: Static<typeof Params> }>('/pickups/:activityPickupUuid', { schema: { tags, summary: 'One pickup point, in an array of one', params: Params } }, async (request) => {
+  app.get<{ Params: Static<typeof Params> }>('/pickups/:activityPickupUuid', { serializerCompiler: asBuilt, schema: { tags, summary: 'One pickup point, in an array of one', params: Params, response: { 200: Type.Array(PickupSchema) } } }, async (request) => {
     const p = all.find((x) => x.uuid === request.params.activityPickupUuid);
     if (!p) throw errors.notFound(`Pickup ${clip(request.params.activityPickupUuid)} does not exist`);
     return [view(p)];

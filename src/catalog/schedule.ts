@@ -6,7 +6,7 @@ import { Memo } from '../memo.js';
 /**
  * Schedules derived from an activity's booking rules: which days are offered, what a day's slots
  * and products are, and product ids that encode where they came from so that a cart can find them.
- * Times are the activity's local wall-clock times; the mock compares them in UTC (see README).
+ * Times are the activity's local wall-clock times; the mock compares them in UTC (see docs/limits.md).
  */
 
 export interface ProductRef {

@@ -114,7 +114,7 @@ export function distanceKm(a: { lat: number; lng: number }, b: { lat: number; ln
 export function validateSort(values: string[], hasCoordinates: boolean): void {
   for (const v of values) {
     if (!SORT_VALUES.includes(v)) {
-      throw errors.outsideList('querystring', 'sort_by', `querystring "sort_by" has unknown value "${clip(v)}": one of ${[...SORT_KEYS, ...Object.keys(SORT_ALIASES)].join(', ')}, each also with - in front`);
+      throw errors.outsideList('querystring', 'sort_by', `querystring "sort_by" has unknown value "${clip(v)}": one of ${SORT_KEYS.join(', ')} (or venue-relevance etc.), each also with - in front`);
     }
     if (parseSort(v).key === 'distance' && !hasCoordinates) throw errors.validation('querystring "sort_by" distance needs "coordinates"');
   }

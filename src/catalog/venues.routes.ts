@@ -8,6 +8,8 @@ import { CommentsQuery, commentsOf } from './reviews.js';
 import { listParam } from './search.js';
 import { renderVenue } from './taxonomy.render.js';
 import { VenueSchema } from './taxonomy.schemas.js';
+import { asBuilt } from '../http/as-built.js';
+import { CommentSchema } from './content.schemas.js';
 
 const Id = Type.Object({ venueId: Type.Integer({ minimum: 1 }) });
 const ListQuery = Type.Object({
@@ -73,7 +75,7 @@ export default async function venuesRoutes(app: FastifyInstance) {
 
   app.get<{ Params: Static<typeof Id>; Querystring: Static<typeof CommentsQuery> }>(
     '/venues/:venueId/comments',
-    { schema: { tags, summary: "Comments on a venue's activities", params: Id, querystring: CommentsQuery } },
+    { serializerCompiler: asBuilt, schema: { tags, summary: "Comments on a venue's activities", params: Id, querystring: CommentsQuery, response: { 200: Type.Array(CommentSchema) } } },
     async (request) => commentsOf(activities.get(byId(catalog.venueById, request.params.venueId, 'Venue').id) ?? [], request.query),
   );
 }

@@ -23,7 +23,7 @@ export interface OperationDoc {
 }
 
 
-// Fixture ids (fixtures/, README "Fixtures and the seeded catalog").
+// Fixture ids (fixtures/, docs/fixtures.md).
 /** The walkthrough's activity: every day, timeslots 10:00 and 15:00, instant confirmation, refund tiers. */
 export const EXAMPLE_ACTIVITY = '0f641d85-2046-11e7-9cc9-06a7e332783f';
 const PICKUP_ACTIVITY = 'df542cb8-8fca-44d0-94e6-715399c783f0';

@@ -28,7 +28,8 @@ export function documentHeaders(prefix: string) {
       [`${p}application`]: { type: 'string', description: 'Partner application value; required on every request (400 code 2271 when missing)', example: 'sandbox-app' },
       [`${p}currency`]: { type: 'string', description: 'Currency code from /currencies; default USD or the market currency' },
       [`${p}market`]: { type: 'string', description: 'Market code; default us; unknown gives 400 code -1' },
-      [`${p}version`]: { type: 'string', description: 'API version like 3.4.0; absent means latest (3.5.0)' },
+      // An example, so that "Try it out" pins the version as a careful client does (the report warns without it).
+      [`${p}version`]: { type: 'string', description: 'API version like 3.4.0; absent means latest (3.5.0)', example: '3.5.0' },
       'accept-language': { type: 'string', description: 'Content language, default en-US' },
     },
   };

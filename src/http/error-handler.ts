@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, clip, errors } from './errors.js';
+import { ApiError, clip, errors, MAX_ECHO_PATH } from './errors.js';
 
 interface ValidationItem {
   instancePath?: string;
@@ -62,10 +62,10 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
   let apiError: ApiError;
   switch (err.code) {
     case 'FST_ERR_BAD_URL':
-      apiError = errors.validation(`Request path is not a valid URL (bad percent-encoding): ${clip(path)}`);
+      apiError = errors.validation(`Request path is not a valid URL (bad percent-encoding): ${clip(path, MAX_ECHO_PATH)}`);
       break;
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      apiError = new ApiError(414, '0', `A path parameter is too long: ${clip(path)}`);
+      apiError = new ApiError(414, '0', `A path parameter is too long: ${clip(path, MAX_ECHO_PATH)}`);
       break;
     default:
       apiError = toApiError(err, request);

@@ -39,8 +39,13 @@ export function errorResponses(statuses: Record<number, string>) {
   return Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, { description, ...ERROR_SCHEMA }]));
 }
 
-/** How many characters of a request value an error message may echo. */
-export const MAX_ECHO = 100;
+/**
+ * How many characters of a request value an error message may echo: a UUID, a date, a header value
+ * or a short path whole, and no more. With the text around it a message stays under 300 characters.
+ */
+export const MAX_ECHO = 64;
+/** Paths and URLs may echo more: a route's path with two UUIDs in it is some 130 characters. */
+export const MAX_ECHO_PATH = 160;
 
 /**
  * A request value as an error message may echo it: at most MAX_ECHO characters, then an ellipsis
@@ -65,6 +70,8 @@ export const errors = {
     new ApiError(400, '0', `Invalid currency "${clip(value)}" in ${header}: use a code from /currencies`),
   invalidVersion: (header: string, value: string) =>
     new ApiError(400, '0', `Invalid version "${clip(value)}" in ${header}: expected a version like 3.4.0`),
+  /** 400 0: an HTTP/1.1 request without Host (Node's own answer had no body). */
+  hostRequired: () => new ApiError(400, '0', 'Missing header: host is required in HTTP/1.1 requests'),
   /** 400 0: a request parameter or body failed validation. */
   validation: (message: string) => new ApiError(400, '0', message),
   /** 400 0: a value outside a list the route checks by hand (sort_by and the like), like a schema's enum. */
@@ -72,7 +79,7 @@ export const errors = {
   /** 404 1400: resource does not exist. */
   notFound: (message = 'Resource does not exist') => new ApiError(404, '1400', message),
   routeNotFound: (method: string, url: string) =>
-    new ApiError(404, '1400', `No route for ${clip(method, 20)} ${clip(url)}`),
+    new ApiError(404, '1400', `No route for ${clip(method, 20)} ${clip(url, MAX_ECHO_PATH)}`),
   /** 400 1440: a date range that ends before it starts (or before today). */
   endBeforeStart: () => new ApiError(400, '1440', 'End date cannot be before start date.'),
   /** 404 1402: no schedule for that day, ticket count or pickup. */
@@ -115,7 +122,7 @@ export const errors = {
       `Order item status cannot move from ${from} to ${to}: ${allowed.length ? `from ${from} it can move to ${allowed.join(', ')}` : `${from} is final`}`,
     ),
   methodNotAllowed: (method: string, url: string) =>
-    new ApiError(405, '0', `Method ${clip(method, 20)} is not allowed on ${clip(url)}`),
+    new ApiError(405, '0', `Method ${clip(method, 20)} is not allowed on ${clip(url, MAX_ECHO_PATH)}`),
   payloadTooLarge: () => new ApiError(413, '0', 'Request body is too large'),
   unsupportedMediaType: (type: string) =>
     new ApiError(415, '0', `Unsupported Content-Type "${clip(type)}": send application/json`),
@@ -127,6 +134,19 @@ export const errors = {
       `${sent ? "The admin token sent is not this server's" : 'The control API needs the admin token'}: send Authorization: Bearer <admin token>, the value of the server's --admin-token or MOCK_SERVER_ADMIN_TOKEN`,
       { 'WWW-Authenticate': `Bearer realm="mock-server-admin"${sent ? ', error="invalid_token"' : ''}` },
     ),
+  /** 429: a shared sandbox's request rate of one application (--rate-limit) was used up. */
+  rateLimited: (application: string, perSecond: number, retryAfterS: number) =>
+    new ApiError(
+      429,
+      '0',
+      `Application "${clip(application)}" sent more than ${perSecond} requests in a second, the limit per application of this shared sandbox: retry after ${retryAfterS} s`,
+      { 'Retry-After': String(retryAfterS) },
+    ),
+  /**
+   * 409: a control API list is at its documented cap (armed faults, chaos settings). 409, not 400:
+   * the request is well-formed and would be taken once the list has room, which the message says how to make.
+   */
+  atCapacity: (message: string) => new ApiError(409, '0', message),
   /** 409: GET /__admin/report while the server was started with --report off. */
   reportOff: () => new ApiError(409, '0', 'The integration report is off: the server was started with --report off'),
     /** 502: the webhook receiver to check did not answer at all. */
@@ -135,6 +155,8 @@ export const errors = {
   notStored: (message: string) => new ApiError(503, '0', message),
     /** 503: the shared database (PostgreSQL store) did not answer or did not take the change; nothing was acknowledged. */
   databaseUnavailable: (message: string) => new ApiError(503, '0', message, { 'retry-after': '1' }),
+    /** 503: a request that arrived while the server shuts down (Fastify's own answer had no code). */
+  closing: () => new ApiError(503, '0', 'The server is shutting down: send the request again once it is back'),
     /** 500: anything unexpected; the message never carries internals. */
   internal: () => new ApiError(500, '0', 'There was an error'),
 } as const;

@@ -1,10 +1,13 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, clip, errors } from './errors.js';
+import { ApiError, clip, errors, MAX_ECHO_PATH } from './errors.js';
+import { FaultIndex } from './fault-index.js';
 
 /** A failure armed with POST /__admin/faults: the next `times` matching requests answer `status`. */
 export interface Fault {
   id: number;
+  /** Only this application's requests; null: every application's (a server-wide fault). */
+  application: string | null;
   method: string;
   /** A path under the base path (or the full path), `*` matching any run of characters. */
   path: string;
@@ -14,14 +17,19 @@ export interface Fault {
 }
 
 export interface Faults {
-  /** Arms a fault; a status outside FORCED_STATUS, an unknown method or a path without a leading / is an ApiError 400. */
+  /**
+   * Arms a fault; a status outside FORCED_STATUS, an unknown method, a path without a leading / or
+   * over MAX_FAULT_PATH is an ApiError 400, one more than MAX_FAULTS armed a 409.
+   */
   add(f: Omit<Fault, 'id'>): Fault;
-  /** The first armed fault matching a request (its count goes down), or null. */
-  take(method: string, paths: string[]): Fault | null;
+  /** The first armed fault matching a request of `application` (its count goes down), or null. */
+  take(application: string, method: string, paths: string[]): Fault | null;
   /** How many faults are armed (the hot path skips all matching when none is). */
   readonly size: number;
-  list(): Fault[];
-  clear(): void;
+  /** Every armed fault; with an application, that application's own and the server-wide ones. */
+  list(application?: string): Fault[];
+  /** Every fault, or (an application given) that application's own. */
+  clear(application?: string): void;
 }
 
 declare module 'fastify' {
@@ -31,6 +39,14 @@ declare module 'fastify' {
 }
 
 const MAX_DELAY = 60_000;
+/**
+ * How many faults may be armed at once. Faults on other paths cost a request nothing (see
+ * fault-index.ts), but each one is memory, and those that share a request's path up to their first
+ * star are each tested against it: 10,000 such cost about a millisecond (bench/README.md).
+ */
+export const MAX_FAULTS = 10_000;
+/** The longest fault path: longer than any route's path with its ids, short enough to test quickly. */
+export const MAX_FAULT_PATH = 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -52,7 +68,10 @@ function checkedFault(f: Omit<Fault, 'id'>): Omit<Fault, 'id'> {
     throw errors.validation(`body "method" "${clip(f.method)}" is not allowed: one of ${FAULT_METHODS.join(', ')}`);
   }
   if (!f.path.startsWith('/')) {
-    throw errors.validation(`body "path" "${clip(f.path)}" must start with "/" (a path under the base path, or the full path)`);
+    throw errors.validation(`body "path" "${clip(f.path, MAX_ECHO_PATH)}" must start with "/" (a path under the base path, or the full path)`);
+  }
+  if (f.path.length > MAX_FAULT_PATH) {
+    throw errors.validation(`body "path" is ${f.path.length} characters long: at most ${MAX_FAULT_PATH}`);
   }
   if (!forcible(f.status)) throw errors.validation(`body "status" ${clip(f.status)}: ${onlyErrors}`);
   return { ...f, method };
@@ -77,37 +96,60 @@ export function parsePrefer(header: string): { code?: number; delay?: number } {
   return out;
 }
 
-function matches(pattern: string, path: string): boolean {
-  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-  return re.test(path);
-}
-
-/** The armed faults, decorated at the root so that the control API and the partner scope share them. */
+/**
+ * The armed faults, decorated at the root so that the control API and the partner scope share them:
+ * one index per application with faults of its own, and one ('' key) for the server-wide faults.
+ * A request reads its application's index and the server-wide one, so one team's faults never
+ * answer another team's requests, and cost them nothing.
+ */
 async function faultsPlugin(app: FastifyInstance) {
-  let armed: Fault[] = [];
+  const indexes = new Map<string, FaultIndex<Fault>>();
+  let size = 0;
   let next = 1;
-  // Faults belong to no application: only a reset of everything disarms them.
+  const drop = (key: string) => {
+    size -= indexes.get(key)?.size ?? 0;
+    indexes.delete(key);
+  };
+  // A reset of an application disarms its faults; a reset of everything disarms every fault.
   app.store.onReset((application) => {
-    if (application === null) armed = [];
+    if (application !== null) drop(application);
+    else for (const key of [...indexes.keys()]) drop(key);
   });
+  const earlier = (a: Fault | undefined, b: Fault | undefined) => (a && (!b || a.id < b.id) ? a : b);
   app.decorate('faults', {
     add(f) {
       const checked = checkedFault(f); // before the id is taken: a refused fault uses up no id
-      const fault = { id: next++, ...checked };
-      armed.push(fault);
+      if (size >= MAX_FAULTS) throw errors.atCapacity(`${MAX_FAULTS} faults are armed, the most there can be: DELETE /__admin/faults disarms them`);
+      const fault = { ...checked, id: next++ };
+      const key = fault.application ?? '';
+      let index = indexes.get(key);
+      if (!index) indexes.set(key, (index = new FaultIndex<Fault>()));
+      index.add(fault);
+      size++;
       return fault;
     },
-    take(method, paths) {
-      const fault = armed.find((f) => (f.method === '*' || f.method === method) && paths.some((p) => matches(f.path, p)));
-      if (fault && --fault.times <= 0) armed = armed.filter((f) => f !== fault);
+    take(application, method, paths) {
+      const own = indexes.get(application);
+      const all = indexes.get('');
+      const fault = earlier(own?.find(method, paths), all?.find(method, paths));
+      if (fault && --fault.times <= 0) {
+        const key = fault.application ?? '';
+        (indexes.get(key) as FaultIndex<Fault>).remove(fault);
+        size--;
+        if (indexes.get(key)?.size === 0) indexes.delete(key);
+      }
       return fault ?? null;
     },
     get size() {
-      return armed.length;
+      return size;
     },
-    list: () => armed.map((f) => ({ ...f })),
-    clear() {
-      armed = [];
+    list: (application) => {
+      const keys = application === undefined ? [...indexes.keys()] : ['', application];
+      return keys.flatMap((k) => indexes.get(k)?.list() ?? []).sort((a, b) => a.id - b.id).map((f) => ({ ...f }));
+    },
+    clear: (application) => {
+      if (application !== undefined) drop(application);
+      else for (const key of [...indexes.keys()]) drop(key);
     },
   } satisfies Faults);
 }
@@ -135,10 +177,11 @@ async function faultHookPlugin(app: FastifyInstance, opts: { basePath: string })
   const apply = async (request: FastifyRequest, reply: FastifyReply, prefer: string | string[] | undefined): Promise<boolean> => {
     const path = (request.url.split('?')[0] ?? '').replace(/\/+$/, '') || '/';
     const relative = opts.basePath !== '/' && path.startsWith(opts.basePath) ? path.slice(opts.basePath.length) || '/' : path;
-    const fault = app.faults.take(request.method, [relative, path]);
+    const fault = app.faults.take(request.service.application, request.method, [relative, path]);
     if (fault) {
       if (fault.delay_ms) await sleep(fault.delay_ms);
-      fail(reply, fault.status, `Fault ${fault.id} (POST /__admin/faults): ${fault.method} ${clip(fault.path)} answers ${fault.status}`);
+      const whose = fault.application === null ? '' : ` of application "${clip(fault.application)}"`;
+      fail(reply, fault.status, `Fault ${fault.id}${whose} (POST /__admin/faults): ${fault.method} ${clip(fault.path, MAX_ECHO_PATH)} answers ${fault.status}`);
       return true;
     }
     if (typeof prefer === 'string' && prefer !== '') {

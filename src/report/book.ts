@@ -1,57 +1,7 @@
-import { ERROR_PATHS, FINDINGS, STEPS, type ErrorPath, type FindingId, type Severity, type Step } from './findings.js';
+import { ERROR_PATHS, FINDINGS, STEPS, type ErrorPath, type FindingId, type Step } from './findings.js';
+import { BoundedSet, shown, type Answer, type RawExample, type Report } from './shapes.js';
 
-/** Where a finding was seen: the request (or the webhook delivery) and when, on the server clock. */
-export interface Example {
-  method: string;
-  path: string;
-  reqId: string;
-  at: string;
-}
-
-/**
- * An example as noted on every request: the URL as sent and the time in ms. The path and the ISO
- * time are made only when a report is asked for (a split and a date format on each request showed).
- */
-export interface RawExample {
-  method: string;
-  url: string;
-  reqId: string;
-  at: number;
-}
-
-const shown = (e: RawExample): Example => ({ method: e.method, path: e.url.split('?')[0] ?? e.url, reqId: e.reqId, at: new Date(e.at).toISOString() });
-
-export interface Finding {
-  id: FindingId;
-  severity: Severity;
-  message: string;
-  advice: string;
-  count: number;
-  first: Example;
-  last: Example;
-}
-
-export interface Report {
-  application: string;
-  since: string;
-  requests: number;
-  verdict: 'pass' | 'fail';
-  findings: Finding[];
-  coverage: { steps: Array<{ name: Step; done: boolean; count: number }>; error_paths: Array<{ name: ErrorPath; done: boolean; count: number }> };
-}
-
-/** A set that forgets its oldest members past a size: what a report remembers stays bounded. */
-class BoundedSet {
-  readonly #set = new Set<string>();
-  constructor(private readonly max: number) {}
-  add(v: string): void {
-    this.#set.add(v);
-    if (this.#set.size > this.max) this.#set.delete(this.#set.values().next().value as string);
-  }
-  has(v: string): boolean {
-    return this.#set.has(v);
-  }
-}
+export { BoundedSet, type Answer, type Example, type Finding, type RawExample, type Report } from './shapes.js';
 
 interface Poll {
   start: number;
@@ -60,27 +10,66 @@ interface Poll {
   reported: boolean;
 }
 
+/** One finding as kept: a count, the first and last example, and for refusals the answer. */
+export interface Noted {
+  id: FindingId;
+  detail: string | null;
+  count: number;
+  first: RawExample;
+  last: RawExample;
+  operation?: string;
+  answer?: Answer;
+}
+
+/** An order paid while some items were not OK: was it read afterwards? */
+export interface Paid {
+  example: RawExample;
+  read: boolean;
+}
+
+export const MAX_FINDINGS = 1000;
+
 /** Everything the report keeps about one application: aggregates and a little bounded memory. */
 export class AppBook {
   requests = 0;
-  readonly findings = new Map<string, { id: FindingId; detail: string | null; count: number; first: RawExample; last: RawExample }>();
+  readonly findings = new Map<string, Noted>();
   readonly steps = new Map<Step, number>();
   readonly errorPaths = new Map<ErrorPath, number>();
-  readonly refundPoliciesRead = new BoundedSet(10_000);
-  readonly customerSchemaRead = new BoundedSet(10_000);
+  refundPoliciesRead = new BoundedSet(10_000);
+  customerSchemaRead = new BoundedSet(10_000);
+  participantsSchemaRead = new BoundedSet(10_000);
+  /** Orders paid with items not OK yet, by uuid (insertion order: oldest first). */
+  readonly paid = new Map<string, Paid>();
+  /** Orders created and not paid yet, by uuid, with the request that created each. */
+  readonly unpaid = new Map<string, RawExample>();
   /** Server-clock times of the latest logins. */
   logins: number[] = [];
+  /** The last documented version header seen (checked again only when it changes). */
+  versionSeen: string | undefined;
+  /** Keys of findings changed since the last save, and whether the rest changed. */
+  readonly changed = new Set<string>();
+  memoryChanged = false;
   readonly #polls = new Map<string, Poll>();
+  /** The last failing request (method, URL, body and answer) and how many times in a row it came. */
+  #streak: { fingerprint: string; count: number } | null = null;
 
   constructor(readonly since: string) {}
 
-  note(id: FindingId, example: RawExample, detail: string | null = null): void {
-    const key = detail === null ? id : `${id}\u0000${detail}`;
+  /**
+   * Counts a finding. `key` groups (default: the detail); `extra` is kept from the first time (the
+   * operation and the server's answer of a refusal).
+   */
+  note(id: FindingId, example: RawExample, detail: string | null = null, extra?: { key?: string; operation?: string; answer?: Answer }): void {
+    const group = extra?.key ?? detail;
+    const key = group === null ? id : `${id}\u0000${group}`;
     const f = this.findings.get(key);
     if (f) {
       f.count++;
       f.last = example;
-    } else if (this.findings.size < 1000) this.findings.set(key, { id, detail, count: 1, first: example, last: example });
+    } else if (this.findings.size < MAX_FINDINGS) {
+      this.findings.set(key, { id, detail, count: 1, first: example, last: example, ...(extra?.operation ? { operation: extra.operation } : {}), ...(extra?.answer ? { answer: extra.answer } : {}) });
+    } else return;
+    this.changed.add(key);
   }
 
   step(name: Step): void {
@@ -89,6 +78,48 @@ export class AppBook {
 
   errorPath(name: ErrorPath): void {
     this.errorPaths.set(name, (this.errorPaths.get(name) ?? 0) + 1);
+  }
+
+  /** Remembers a read (a schema, refund policies) in one of the bounded sets. */
+  remember(set: BoundedSet, value: string): void {
+    if (set.add(value)) this.memoryChanged = true;
+  }
+
+  /** A failing request (null: one that did not fail): true from the third identical one in a row. */
+  failed(fingerprint: string | null): boolean {
+    if (fingerprint === null) {
+      this.#streak = null;
+      return false;
+    }
+    if (this.#streak?.fingerprint === fingerprint) this.#streak.count++;
+    else this.#streak = { fingerprint, count: 1 };
+    return this.#streak.count >= 3;
+  }
+
+  paidPending(order: string, example: RawExample): void {
+    this.paid.delete(order);
+    this.paid.set(order, { example, read: false });
+    if (this.paid.size > 1000) this.paid.delete(this.paid.keys().next().value as string);
+    this.memoryChanged = true;
+  }
+
+  orderCreated(order: string, example: RawExample): void {
+    this.unpaid.set(order, example);
+    if (this.unpaid.size > 1000) this.unpaid.delete(this.unpaid.keys().next().value as string);
+    this.memoryChanged = true;
+  }
+
+  orderPaid(order: string): void {
+    if (this.unpaid.delete(order)) this.memoryChanged = true;
+  }
+
+  /** The order's items' statuses reached the client (a read, or a webhook it answered 200). */
+  orderSeen(order: string): void {
+    const p = this.paid.get(order);
+    if (p && !p.read) {
+      p.read = true;
+      this.memoryChanged = true;
+    }
   }
 
   /**
@@ -111,10 +142,25 @@ export class AppBook {
     return true;
   }
 
-  report(application: string): Report {
-    const findings = [...this.findings.values()].map(({ id, detail, count, first, last }) => {
+  /** Findings worked out when asked for: orders paid with items pending and never read again, orders never paid. */
+  #derived(): Noted[] {
+    const out: Noted[] = [];
+    const unread = [...this.paid.values()].filter((p) => !p.read).map((p) => p.example);
+    const unpaid = [...this.unpaid.values()];
+    for (const [id, examples] of [['paid-order-not-read', unread], ['order-not-paid', unpaid]] as const) {
+      const [first, last] = [examples[0], examples.at(-1)];
+      if (first && last) out.push({ id, detail: `${examples.length} order(s)`, count: examples.length, first, last });
+    }
+    return out;
+  }
+
+  report(application: string, headerPrefix: string, unattributed = 0): Report {
+    const findings = [...this.findings.values(), ...this.#derived()].map(({ id, detail, count, first, last, operation, answer }) => {
       const kind = FINDINGS[id];
-      return { id, severity: kind.severity, message: detail === null ? kind.message : `${kind.message}: ${detail}`, advice: kind.advice, count, first: shown(first), last: shown(last) };
+      return {
+        id, severity: kind.severity, message: detail === null ? kind.message : `${kind.message}: ${detail}`, advice: kind.advice.replaceAll('{prefix}', headerPrefix),
+        count, first: shown(first), last: shown(last), ...(operation ? { operation } : {}), ...(answer ? { answer } : {}),
+      };
     });
     const order = { error: 0, warning: 1, info: 2 };
     findings.sort((a, b) => order[a.severity] - order[b.severity] || b.count - a.count);
@@ -122,6 +168,7 @@ export class AppBook {
       application,
       since: this.since,
       requests: this.requests,
+      unattributed,
       verdict: findings.some((f) => f.severity === 'error') ? 'fail' : 'pass',
       findings,
       coverage: {
@@ -129,39 +176,5 @@ export class AppBook {
         error_paths: ERROR_PATHS.map((name) => ({ name, done: this.errorPaths.has(name), count: this.errorPaths.get(name) ?? 0 })),
       },
     };
-  }
-}
-
-/** The books of the most recently active applications: memory stays bounded however many names arrive. */
-export class ReportBooks {
-  readonly #books = new Map<string, AppBook>();
-  /** The most recently active application's book: most requests in a row come from one application. */
-  #last: { application: string; book: AppBook } | null = null;
-  constructor(private readonly max = 200) {}
-
-  /** The book of an application, created when missing; `since` gives its creation time (server clock). */
-  of(application: string, since: () => Date): AppBook {
-    if (this.#last?.application === application) return this.#last.book;
-    let book = this.#books.get(application);
-    if (book) this.#books.delete(application);
-    else book = new AppBook(since().toISOString());
-    this.#books.set(application, book);
-    this.#last = { application, book };
-    if (this.#books.size > this.max) this.#books.delete(this.#books.keys().next().value as string);
-    return book;
-  }
-
-  get(application: string): AppBook | undefined {
-    return this.#books.get(application);
-  }
-
-  applications(): string[] {
-    return [...this.#books.keys()];
-  }
-
-  clear(application: string | null): void {
-    this.#last = null;
-    if (application === null) this.#books.clear();
-    else this.#books.delete(application);
   }
 }

@@ -3,9 +3,14 @@ import type { IntegrationReport as Report } from '../control-client.js';
 export type ReportFormat = 'text' | 'json' | 'junit' | 'markdown';
 export type FailOn = 'error' | 'warning' | 'never';
 
-/** Whether the report fails at a threshold: error findings (error), error or warning ones (warning), never. */
+/**
+ * Whether the report fails at a threshold: error findings (error), error or warning ones (warning),
+ * never. An application that made no request fails too (but at never): a CI job whose client never
+ * reached the server, or sent another application header, must not pass on an empty report.
+ */
 export function fails(report: Report, failOn: FailOn): boolean {
   if (failOn === 'never') return false;
+  if (report.requests === 0) return true;
   return report.findings.some((f) => f.severity === 'error' || (failOn === 'warning' && f.severity === 'warning'));
 }
 
@@ -21,6 +26,8 @@ export function formatReport(report: Report, format: ReportFormat, failOn: FailO
   const lines: string[] = [];
   lines.push(md ? `# Integration report: ${report.application}` : `Integration report for application ${report.application}`);
   lines.push(`${report.requests} requests since ${report.since}; verdict ${fails(report, failOn) ? 'FAIL' : 'PASS'} (fail on ${failOn}); booking steps covered ${done} of ${steps.length}`);
+  if (report.requests === 0) lines.push(`Application ${report.application} made no request to this server: check the client's base URL and its application header.`);
+  if (report.unattributed) lines.push(`${report.unattributed} requests carried neither an application header nor a valid token: see --application '(unattributed)'.`);
   lines.push('', md ? '## Findings' : 'Findings:');
   if (report.findings.length === 0) lines.push(md ? 'None.' : '  none');
   for (const f of report.findings) {
@@ -45,11 +52,20 @@ function junit(report: Report, failOn: FailOn): string {
     if (!s.done) skipped++;
     cases.push(`    <testcase classname="coverage" name="${xml(s.name)}">${s.done ? `<system-out>${s.count} times</system-out>` : '<skipped message="not done by this application"/>'}</testcase>`);
   }
+  const names = new Map<string, number>();
   for (const f of report.findings) {
+    // One id can be several findings (one per operation and reason): each test case needs its own name.
+    const n = (names.get(f.id) ?? 0) + 1;
+    names.set(f.id, n);
+    const name = f.operation ? `${f.id}: ${f.operation}${n > 1 ? ` (${n})` : ''}` : n > 1 ? `${f.id} (${n})` : f.id;
     const failing = f.severity === 'error' || (failOn === 'warning' && f.severity === 'warning');
     if (failing && failOn !== 'never') failures++;
     const detail = xml(`${f.message} (${f.count}x; first ${f.first.method} ${f.first.path} at ${f.first.at})\nfix: ${f.advice}`);
-    cases.push(`    <testcase classname="findings.${f.severity}" name="${xml(f.id)}">${failing && failOn !== 'never' ? `<failure message="${xml(f.message)}">${detail}</failure>` : `<system-out>${detail}</system-out>`}</testcase>`);
+    cases.push(`    <testcase classname="findings.${f.severity}" name="${xml(name)}">${failing && failOn !== 'never' ? `<failure message="${xml(f.message)}">${detail}</failure>` : `<system-out>${detail}</system-out>`}</testcase>`);
+  }
+  if (report.requests === 0 && failOn !== 'never') {
+    failures++;
+    cases.push(`    <testcase classname="requests" name="made requests"><failure message="${xml(`application ${report.application} made no request`)}"/></testcase>`);
   }
   const n = cases.length;
   return [

@@ -1,100 +1,88 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { clip } from '../http/errors.js';
 import { headerNames } from '../http/service-headers.js';
 import { TOKEN_LIFETIME_S } from '../auth/tokens.js';
 import { isPartnerUrl } from '../admin/journal.js';
 import type { Order } from '../booking/records.js';
-import { AppBook, ReportBooks, type RawExample, type Report } from './book.js';
-import type { FindingId, Step } from './findings.js';
+import { AppBook, type Answer, type RawExample, type Report } from './book.js';
+import { ReportBooks, tokenOwner, UNATTRIBUTED } from './books.js';
+import { BOOKING_OPS, bookingRules } from './booking-rules.js';
+import { fieldChecks, schemaFields, type Fields } from './fields.js';
+import { LISTING, STEP_OF, type FindingId, type Step } from './findings.js';
+import { classify, normalize } from './refusals.js';
 
 export { FINDINGS, STEPS, ERROR_PATHS, type FindingId, type Severity } from './findings.js';
 export type { Report, Finding, Example } from './book.js';
+export { UNATTRIBUTED } from './books.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** The integration report: what each application's client does, and gets wrong. null with --report off. */
-    integrationReport: { get(application: string): Report; applications(): string[] } | null;
+    integrationReport: { get(application: string): Report; applications(): string[]; flush(): Promise<void> } | null;
   }
 }
 
-/** Partner operations (method and route below the base path) that are a step of a booking once answered 2xx. */
-const STEP_OF: Record<string, Step> = {
-  'POST /login': 'login',
-  'GET /activities': 'search',
-  'GET /activities/:activityUuid/dates': 'dates',
-  'GET /activities/:activityUuid/dates/:day': 'day schedule',
-  'POST /carts': 'cart',
-  'POST /carts/:cartUuid/items': 'add item',
-  'GET /carts/:cartUuid/customer/schema': 'customer schema',
-  'PUT /carts/:cartUuid/customer': 'customer info',
-  'PUT /carts/:cartUuid/items/:cartItemUuid/participants': 'participants',
-  'POST /orders': 'order',
-  'POST /payments/no/payment': 'no-payment',
-  'GET /orders/:orderUuid/activities/:activityUuid/voucher': 'voucher PDF',
-  'GET /orders/:orderUuid/items/:orderItemUuid/refund-policies': 'refund policies',
-  'DELETE /orders/:orderUuid/items/:orderItemUuid': 'cancellation',
-  'GET /orders/:orderUuid/refunds': 'refunds read',
-};
-
+const BEARER = /^Bearer[ \t]+([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i;
 type Params = Record<string, string | undefined>;
-type PropertiesSchema = { properties?: Record<string, unknown>; additionalProperties?: unknown; items?: PropertiesSchema; anyOf?: PropertiesSchema[] };
-
-/**
- * Names of an object schema's properties (of an array's items, or of any branch of a union); null
- * when there is nothing to compare with, or when the schema takes any field on purpose
- * (additionalProperties: true, as the customer's, which its cart's schema decides).
- */
-function knownFields(schema: PropertiesSchema | undefined): Set<string> | null {
-  if (!schema || schema.additionalProperties === true) return null;
-  if (schema.properties) return new Set(Object.keys(schema.properties));
-  for (const s of [schema.items, ...(schema.anyOf ?? [])]) {
-    const known = knownFields(s);
-    if (known) return known;
-  }
-  return null;
+type SchemaWithFields = { querystring?: Parameters<typeof schemaFields>[0]; body?: Parameters<typeof schemaFields>[0]; deprecated?: boolean };
+interface RouteInfo {
+  op: string;
+  shown: string;
+  step: Step | undefined;
+  /** A booking operation bookingRules() looks at (kept off the catalog's hot path). */
+  booking: boolean;
+  deprecated: boolean;
+  query: Fields | null;
+  body: Fields | null;
 }
 
-function unknownKeys(value: unknown, known: Set<string>): string[] {
-  const out: string[] = [];
-  const check = (o: unknown) => {
-    if (o === null || typeof o !== 'object' || Array.isArray(o)) return;
-    for (const k of Object.keys(o)) if (!known.has(k) && !out.includes(k)) out.push(k);
-  };
-  if (Array.isArray(value)) value.forEach(check);
-  else check(value);
-  return out;
-}
+/** Fields the vendor's order request takes beyond what the mock reads (accepted, not modelled), and the deprecated ones. */
+const BODY_EXTRA: Record<string, { known: string[]; deprecated: string[] }> = { 'POST /orders': { known: ['channel', 'sms_notification_to', 'cart_id'], deprecated: ['cart_id'] } };
 
 /**
  * Observes every partner request per application, after it was answered (it never changes an
- * answer), and every webhook attempt: findings and coverage for GET /__admin/report. Memory is
- * bounded: aggregates per finding, per step and per error path; a few bounded sets for the findings
- * that need to remember (refund policies read, customer schemas read, logins, polls).
+ * answer), and every webhook attempt: findings and coverage for GET /__admin/report. Every 4xx
+ * counts toward a finding named by its reason (refusals.ts), carrying the server's message. Memory
+ * is bounded (books.ts): aggregates per finding, per step and per error path, and a few bounded sets.
  */
 async function reportPlugin(app: FastifyInstance, opts: { basePath: string; headerPrefix: string; enabled: boolean }) {
   if (!opts.enabled) {
     app.decorate('integrationReport', null);
     return;
   }
-  const books = new ReportBooks();
-  const version = headerNames(opts.headerPrefix).version;
+  const books = new ReportBooks(app.store, (m) => app.log.warn(m));
+  const names = headerNames(opts.headerPrefix);
   const base = opts.basePath === '/' ? '' : opts.basePath;
   const now = () => app.clock.now();
 
-  const routes = new Map<string, { op: string; shown: string; query: Set<string> | null; body: Set<string> | null }>();
-  /** What a route's requests have in common: its operation (as matched and as the docs write it) and the fields its schemas know. */
-  const routeInfo = (request: FastifyRequest) => {
+  const routes = new Map<string, RouteInfo>();
+  /** What a route's requests have in common: its operation (as matched and as the docs write it), its step and the fields its schemas know. */
+  const routeInfo = (request: FastifyRequest): RouteInfo => {
     const key = `${request.method} ${request.routeOptions.url ?? ''}`;
     let info = routes.get(key);
     if (!info) {
       const route = (request.routeOptions.url ?? '').slice(base.length) || request.url.split('?')[0] || '';
       const op = `${request.method} ${route}`;
-      const schema = request.routeOptions.schema as { querystring?: PropertiesSchema; body?: PropertiesSchema } | undefined;
-      info = { op, shown: op.replace(/:(\w+)/g, '{$1}'), query: knownFields(schema?.querystring), body: knownFields(schema?.body) };
+      const schema = request.routeOptions.schema as SchemaWithFields | undefined;
+      info = {
+        op, shown: op.replace(/:(\w+)/g, '{$1}'), step: STEP_OF[op] ?? (LISTING.test(op) ? 'search' : undefined), booking: BOOKING_OPS.has(op), deprecated: schema?.deprecated === true,
+        query: schemaFields(schema?.querystring), body: schemaFields(schema?.body, BODY_EXTRA[op]?.known),
+      };
+      for (const f of BODY_EXTRA[op]?.deprecated ?? []) info.body?.deprecated.add(f);
       // Unknown URLs (no route) share the one entry of their method.
       if (request.routeOptions.url) routes.set(key, info);
     }
     return info;
+  };
+
+  /** The application of a request: its header, else the one its valid token was issued to, else the unattributed entry. */
+  const applicationOf = (request: FastifyRequest): string => {
+    const header = request.headers[names.application];
+    const value = (Array.isArray(header) ? header[0] : header)?.trim();
+    if (value) return value;
+    const token = BEARER.exec(request.headers.authorization ?? '')?.[1];
+    return (token && tokenOwner(app.store, token, now().getTime())) || UNATTRIBUTED;
   };
 
   const observe = (request: FastifyRequest, reply: FastifyReply) => {
@@ -105,8 +93,7 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
       return;
     }
     if (!isPartnerUrl(request.url, opts.basePath)) return;
-    const application = request.service?.application;
-    if (!application) return;
+    const application = request.service?.application ?? applicationOf(request);
     // Every request passes here: what does not depend on it is computed once per route, the
     // example of a finding only when there is one, the time only when something needs it.
     let atDate: Date | undefined;
@@ -114,64 +101,71 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
     let example: RawExample | undefined;
     const book = books.of(application, at);
     book.requests++;
-    const { op, shown, query, body } = routeInfo(request);
-    const note = (id: FindingId, detail?: string) => {
+    books.touched(application);
+    const info = routeInfo(request);
+    const { op, shown } = info;
+    const note = (id: FindingId, detail?: string, extra?: { key?: string; operation?: string; answer?: Answer }) => {
       example ??= { method: request.method, url: request.url, reqId: request.id as string, at: at().getTime() };
-      book.note(id, example, detail ?? null);
+      book.note(id, example, detail ?? null, extra);
     };
     const params = (request.params ?? {}) as Params;
-    const err = request.apiError;
 
-    if (request.headers[version] === undefined) note('no-version-header');
-    if (request.service.locale.fellBack) note('unsupported-locale', String(request.headers['accept-language']).slice(0, 40));
-    if (query) {
-      const extra = unknownKeys(request.query, query);
-      if (extra.length) note('unknown-query-parameter', `${extra.slice(0, 5).join(', ')} on ${shown}`);
+    const version = request.headers[names.version];
+    if (version === undefined) note('no-version-header');
+    else if (version !== book.versionSeen) {
+      // A pattern test once per change of version, not per request.
+      if (typeof version === 'string' && /^\s*3\.[0-5]\.\d+\s*$/.test(version)) book.versionSeen = version;
+      else if (request.service) note('unknown-version', String(version).slice(0, 20));
     }
-    if (body && request.body !== undefined) {
-      const extra = unknownKeys(request.body, body);
-      if (extra.length) note('unknown-body-field', `${extra.slice(0, 5).join(', ')} on ${shown}`);
-    }
+    if (request.service?.locale.fellBack) note('unsupported-locale', String(request.headers['accept-language']).slice(0, 40));
+    if (info.deprecated) note('deprecated-operation', shown);
+    const query = request.query as Record<string, unknown> | undefined;
+    if (query && 'access_token' in query) note('token-in-query', shown);
+    if (info.query) fieldChecks(info.query, query, 'parameter', shown, note);
+    if (info.body && request.body !== undefined) fieldChecks(info.body, request.body, 'field', shown, note);
 
-    // Refund policies are read when they answer 404 ("this item has none") too.
-    if (op === 'GET /orders/:orderUuid/items/:orderItemUuid/refund-policies' && (status === 200 || status === 404)) book.refundPoliciesRead.add(params.orderItemUuid ?? '');
+    // Refund policies are read when they answer 404 ("this item has none") too; so are participant schemas.
+    if (op === 'GET /orders/:orderUuid/items/:orderItemUuid/refund-policies' && (status === 200 || status === 404)) book.remember(book.refundPoliciesRead, params.orderItemUuid ?? '');
+    if (op === 'GET /carts/:cartUuid/items/:cartItemUuid/participants/schema' && (status === 200 || status === 404)) book.remember(book.participantsSchemaRead, params.cartItemUuid ?? '');
     if (request.forced) book.errorPath(request.forced === 'fault' ? 'injected fault' : 'Prefer header');
     if (status >= 400 && status < 500) {
       book.errorPath('4xx answered');
-      note('client-error', `${shown} ${status} code ${err?.code ?? '?'}`);
-      const v = err?.validation;
-      if (v?.keyword === 'enum') note('value-outside-enum', `${v.context} "${v.field}" of ${shown}`);
-      if (v?.keyword === 'required' && v.context === 'body') note('missing-body-field', `"${v.field}" of ${shown}`);
-      if (err && /this path takes its uuid/.test(err.message)) note('code-for-uuid', shown);
-      if (err && /"language" (must be one of|is required)/.test(err.message)) note('language-not-offered', shown);
-      if (status === 401 && err && /^Access token expired/.test(err.message)) note('expired-token');
+      if (!request.forced) refused(request, status, info, book, note);
       return;
     }
+    book.failed(null);
     if (status >= 300) return;
 
-    const step = STEP_OF[op];
-    if (step) book.step(step);
-    switch (op) {
-      case 'POST /login':
-        login(book, at().getTime(), note);
-        break;
-      case 'GET /carts/:cartUuid/customer/schema':
-        book.customerSchemaRead.add(params.cartUuid ?? '');
-        break;
-      case 'PUT /carts/:cartUuid/customer':
-        if (!book.customerSchemaRead.has(params.cartUuid ?? '')) note('customer-without-schema');
-        break;
-      case 'DELETE /orders/:orderUuid/items/:orderItemUuid':
-        if (!book.refundPoliciesRead.has(params.orderItemUuid ?? '')) note('cancel-without-refund-policies');
-        break;
-      case 'GET /orders/:orderUuid': {
-        const order = app.store.tenant(application).orders[params.orderUuid ?? ''] as unknown as Order | undefined;
-        if (order?.items.some((x) => x.status === 'OK')) book.step('order read with voucher links');
-        if (book.poll(params.orderUuid ?? '', at().getTime())) note('order-polling');
-        break;
-      }
-    }
+    if (info.step) book.step(info.step);
+    if (op === 'POST /login') login(book, at().getTime(), note);
+    else if (op === 'GET /orders/:orderUuid') {
+      const order = app.store.tenant(application).orders[params.orderUuid ?? ''] as unknown as Order | undefined;
+      if (order?.items.some((x) => x.status === 'OK')) book.step('order read with voucher links');
+      book.orderSeen(params.orderUuid ?? '');
+      if (book.poll(params.orderUuid ?? '', at().getTime())) note('order-polling');
+    } else if (info.booking) bookingRules(app, request, op, book, note);
   };
+
+  /** A 4xx (not forced): the finding of its reason, with the server's answer; and the retry loop. */
+  function refused(request: FastifyRequest, status: number, info: RouteInfo, book: AppBook, note: (id: FindingId, detail?: string, extra?: { key?: string; operation?: string; answer?: Answer }) => void) {
+    const err = request.apiError ?? { code: '?', message: '' };
+    const routed = request.routeOptions.url !== undefined;
+    const operation = routed ? info.shown : `${request.method} ${request.url.split('?')[0] ?? ''}`;
+    const id = classify({ method: request.method, operation, routed, status, code: err.code, message: err.message, ...(err.validation ? { validation: err.validation } : {}) });
+    if (id === null) {
+      book.failed(null);
+      return;
+    }
+    const answer = { status, code: err.code, message: clip(err.message, 300) };
+    note(id, `${operation}: ${status} "${clip(err.message, 200)}"`, { key: `${operation}\u0000${status} ${err.code} ${normalize(err.message)}`, operation, answer });
+    let body = '';
+    try {
+      body = JSON.stringify(request.body ?? null).slice(0, 2000);
+    } catch {
+      // A body that does not serialize is not one a client resends as is.
+    }
+    if (book.failed(`${request.method} ${request.url} ${body} ${status} ${err.code}`)) note('retry-without-change', `${operation}: ${status} "${clip(err.message, 120)}"`, { key: operation, operation, answer });
+  }
 
   /** More than 3 logins within one token lifetime: the client does not keep its token. */
   function login(book: AppBook, t: number, note: (id: FindingId) => void) {
@@ -186,8 +180,12 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
 
   app.webhooks.observe((d, attempt, next) => {
     const book = books.of(d.application, now);
+    books.touched(d.application);
     const example: RawExample = { method: 'POST', url: `webhook ${d.id} (order item ${d.order_item_uuid}, ${d.payload.order_item_status})`, reqId: d.id, at: Date.parse(attempt.at) };
-    if (attempt.status_code === 200) book.step('webhook answered 200');
+    if (attempt.status_code === 200) {
+      book.step('webhook answered 200');
+      book.orderSeen(d.payload.order_uuid);
+    }
     if (attempt.status_code === 200 && attempt.duration_ms > 5000) book.note('webhook-slow', example, `${Math.round(attempt.duration_ms)} ms`);
     if (next.state === 'failed' && !attempt.chaos) {
       book.note('webhook-failed', example, attempt.status_code !== undefined ? `the last attempt was answered ${attempt.status_code}` : `the last attempt: ${attempt.error ?? 'no answer'}`);
@@ -195,10 +193,17 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
   });
 
   app.store.onReset((application) => books.clear(application));
+  // Before the store closes (its onClose hook was added first, so it runs after this one).
+  app.addHook('onClose', async () => books.flush());
   app.decorate('integrationReport', {
-    // An application not seen yet gets an empty report (no requests, nothing covered).
-    get: (application: string) => (books.get(application) ?? new AppBook(now().toISOString())).report(application),
+    // An application not seen yet gets an empty report (no requests, nothing covered). The name is
+    // the client's input (a header, a query value): a 15 KB one came back whole.
+    get: (application: string) => {
+      const unattributed = application === UNATTRIBUTED ? 0 : (books.get(UNATTRIBUTED)?.requests ?? 0);
+      return (books.get(application) ?? new AppBook(now().toISOString())).report(clip(application), opts.headerPrefix, unattributed);
+    },
     applications: () => books.applications(),
+    flush: () => books.flush(),
   });
 }
 

@@ -68,6 +68,27 @@ export interface Tenant {
   journal: Record<string, JournalEntry>;
   /** Sequences (e.g. the numeric order id): name -> last value used. */
   counters: Record<string, number>;
+  /**
+   * How far POST /__admin/clock with this application moved its clock from the server clock, in ms:
+   * its token expiry, cutoffs, refund tiers, scenario steps and webhook retries follow the server
+   * clock plus this. 0: the server clock.
+   */
+  clock_offset_ms: number;
+  /** The integration report (src/report/books.ts): its summary, remembered reads and one key per finding. */
+  report: Record<string, unknown>;
+}
+
+/** A partner registered through POST /__admin/clients; its secret is kept only as a digest. */
+export interface RegisteredClient {
+  client_id: string;
+  /** SHA-256 of the secret, hex. */
+  secret_sha256: string;
+  name: string | null;
+  /** The application values it may log in with. */
+  applications: string[];
+  scopes: Array<'no-payment' | 'order-item-cancellation' | 'comment'>;
+  /** Server clock. */
+  created_at: string;
 }
 
 /** Server-wide state that is no application's: what a restart must not forget. */
@@ -80,6 +101,8 @@ export interface ServerState {
    * A start with --webhook-url drops it: flags win at start.
    */
   webhook_default?: WebhookConfig | null;
+  /** Partners registered through POST /__admin/clients, by client_id. */
+  clients?: Record<string, RegisteredClient>;
 }
 
 export interface State {
@@ -110,6 +133,8 @@ export function emptyTenant(): Tenant {
     deliveries: dict(),
     journal: dict(),
     counters: dict(),
+    clock_offset_ms: 0,
+    report: dict(),
   };
 }
 
@@ -140,8 +165,9 @@ export function normalizeState(raw: unknown): State | string {
     if (!isObject(tenant)) return `"tenants.${app}" must be an object`;
     for (const [field, empty] of Object.entries(defaults)) {
       const v = tenant[field];
-      if (v === undefined) tenant[field] = empty === null ? null : dict();
+      if (v === undefined) tenant[field] = isObject(empty) ? dict() : empty;
       else if (isObject(empty) && !isObject(v)) return `"tenants.${app}.${field}" must be an object`;
+      else if (typeof empty === 'number' && (typeof v !== 'number' || !Number.isFinite(v))) return `"tenants.${app}.${field}" must be a number`;
       else if (isObject(v)) Object.setPrototypeOf(v, null);
     }
   }
@@ -158,5 +184,6 @@ function problemInServer(raw: Record<string, unknown>): string | null {
   if (typeof s.clock_offset_ms !== 'number' || !Number.isFinite(s.clock_offset_ms)) return '"server.clock_offset_ms" must be a number';
   const hook = s.webhook_default;
   if (hook !== undefined && hook !== null && (!isObject(hook) || typeof hook.url !== 'string')) return '"server.webhook_default" must be null or {url, secret}';
+  if (s.clients !== undefined && !isObject(s.clients)) return '"server.clients" must be an object';
   return null;
 }

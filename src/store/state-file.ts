@@ -1,5 +1,6 @@
-import { link, open, readFile, rename, rm, copyFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { link, open, readFile, rename, rm, copyFile, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { companions } from './checks.js';
 import type { Adapter } from 'lowdb';
 import type { State } from './schema.js';
 
@@ -21,9 +22,12 @@ export class StateFile implements Adapter<State> {
   readonly backup: string;
   readonly #temp: string;
 
-  constructor(readonly file: string) {
-    this.backup = `${file}.bak`;
-    this.#temp = join(dirname(file), `.${basename(file)}.tmp`);
+  /** `claim` is told about each new state file before it replaces the old one (the lock follows it). */
+  constructor(
+    readonly file: string,
+    private readonly claim?: (st: { dev: number; ino: number }) => Promise<void>,
+  ) {
+    ({ backup: this.backup, temp: this.#temp } = companions(file));
   }
 
   /** The parsed file (any JSON value, for the caller to check), or null when there is none. */
@@ -49,15 +53,16 @@ export class StateFile implements Adapter<State> {
         batch.push(piece);
         chars += piece.length;
         if (chars >= CHUNK_CHARS || performance.now() - since >= SLICE_MS) {
-          bytes += (await fh.write(batch.join(''))).bytesWritten;
+          bytes += await writeAll(fh, batch.join(''));
           batch = [];
           chars = 0;
           await new Promise((r) => setImmediate(r));
           since = performance.now();
         }
       }
-      bytes += (await fh.write(batch.join(''))).bytesWritten;
+      bytes += await writeAll(fh, batch.join(''));
       await fh.sync();
+      await this.claim?.(await fh.stat());
     } finally {
       await fh.close();
     }
@@ -79,6 +84,16 @@ export class StateFile implements Adapter<State> {
       await copyFile(this.file, this.backup);
     }
   }
+}
+
+/**
+ * Writes all of `data` at the file's position, or throws. A write can take part of its buffer and
+ * report no error (a disk filling up): taken as done, it left a file cut short, acknowledged.
+ */
+export async function writeAll(fh: FileHandle, data: string | Buffer): Promise<number> {
+  const buf = typeof data === 'string' ? Buffer.from(data) : data;
+  for (let at = 0; at < buf.length; ) at += (await fh.write(buf, at, buf.length - at)).bytesWritten;
+  return buf.length;
 }
 
 /** Makes the renames and creations in a file's directory durable. */

@@ -1,11 +1,12 @@
-import { constants, existsSync } from 'node:fs';
-import { access, mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { track, type Op } from './changes.js';
 import { emptyState, emptyTenant, normalizeState, type ServerState, type State, type Tenant } from './schema.js';
-import { lockStateFile } from './lock.js';
-import { StateFile, syncDirectory } from './state-file.js';
+import { checkFiles, makeDirectory, resolveStateFile } from './checks.js';
+import { lockStateFile, type StateLock } from './lock.js';
+import { StateFile, syncDirectory, writeAll } from './state-file.js';
 import { readLog, StoreError } from './wal.js';
 
 export { StoreError } from './wal.js';
@@ -70,21 +71,21 @@ export async function createStore(db: string, opts: StoreOptions = {}): Promise<
     const low = new Low<State>(new Memory<State>(), emptyState());
     return new LowStore(low, 'memory', null, opts);
   }
-  const file = resolve(db);
-  const exists = await checkWritable(file);
-  const release = await lockStateFile(file, opts.warn ?? warning);
+  const file = await resolveStateFile(db);
+  const exists = await checkFiles(file);
+  const lock = await lockStateFile(file, exists ? await stat(file) : null, opts.warn ?? warning);
   try {
-    return await openFile(file, exists, { ...opts, release });
+    return await openFile(file, exists, { ...opts, lock });
   } catch (e) {
-    await release();
+    await lock.release();
     throw e;
   }
 }
 
 const warning = (message: string) => process.emitWarning(message);
 
-async function openFile(file: string, exists: boolean, opts: StoreOptions & { release: () => Promise<void> }): Promise<Store> {
-  const adapter = new StateFile(file);
+async function openFile(file: string, exists: boolean, opts: StoreOptions & { lock: StateLock }): Promise<Store> {
+  const adapter = new StateFile(file, (st) => opts.lock.follow(st));
   let raw: unknown = emptyState();
   if (exists) {
     try {
@@ -119,35 +120,6 @@ async function untouched(adapter: StateFile): Promise<string> {
   return `It was left untouched: fix it, move it away, or start with --db memory.${backup}`;
 }
 
-/**
- * Refuses, before anything is written, a state file or directory that cannot be written: the user
- * learns at start, not at the first booking. Permission bits count even for root (who could write
- * anyway): a file made read-only is meant to stay as it is. Returns whether the file exists.
- */
-async function checkWritable(file: string): Promise<boolean> {
-  const dir = dirname(file);
-  try {
-    await mkdir(dir, { recursive: true });
-  } catch (e) {
-    throw new StoreError(`Cannot create the directory of state file ${file}: ${(e as Error).message}`);
-  }
-  const writable = async (path: string, what: string) => {
-    const st = await stat(path);
-    const problem = (st.mode & 0o200) === 0 ? 'it is read-only' : await access(path, constants.W_OK).then(() => null, (e: Error) => e.message);
-    if (problem) throw new StoreError(`State ${what} ${path} cannot be written (${problem}): make it writable, choose another --db, or start with --db memory.`);
-    return st;
-  };
-  await writable(dir, 'directory');
-  try {
-    const st = await writable(file, 'file');
-    if (!st.isFile()) throw new StoreError(`State file ${file} is not a regular file.`);
-    return true;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw e;
-  }
-}
-
 interface Waiter {
   resolve(): void;
   reject(err: unknown): void;
@@ -171,17 +143,19 @@ class LowStore implements Store {
   readonly #resetListeners: Array<(app: string | null) => void> = [];
   readonly #compactBytes: number | undefined;
   readonly #warn: (message: string) => void;
-  readonly #release: (() => Promise<void>) | undefined;
+  readonly #lock: StateLock | undefined;
+  /** Looks for a log removed while no one writes (see #checkLog). */
+  #watch: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly low: Low<State>,
     readonly location: string,
     readonly logLocation: string | null,
-    opts: StoreOptions & { release?: () => Promise<void> },
+    opts: StoreOptions & { lock?: StateLock },
   ) {
     this.#compactBytes = opts.compactBytes;
     this.#warn = opts.warn ?? warning;
-    this.#release = opts.release;
+    this.#lock = opts.lock;
   }
 
   get #file(): StateFile {
@@ -199,6 +173,7 @@ class LowStore implements Store {
         this.#log = await open(logFile, 'a');
         this.#logBytes = (await this.#log.stat()).size;
       }
+      this.#watch = setInterval(() => void this.#checkLog(), 1000).unref();
     } catch (e) {
       await this.#log?.close();
       throw new StoreError(`Cannot write state file ${this.location} or its log: ${(e as Error).message}`);
@@ -275,6 +250,7 @@ class LowStore implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#watch) clearInterval(this.#watch);
     while (this.#running) await this.#running.catch(() => undefined);
     await this.#compacting;
     if (!this.#log) return;
@@ -283,7 +259,7 @@ class LowStore implements Store {
     } finally {
       await this.#log.close();
       this.#log = null;
-      await this.#release?.().catch((e: Error) => this.#warn(`Could not release the lock on state file ${this.location}: ${e.message}`));
+      await this.#lock?.release().catch((e: Error) => this.#warn(`Could not release the lock on state file ${this.location}: ${e.message}`));
     }
   }
 
@@ -321,27 +297,33 @@ class LowStore implements Store {
     }
   }
 
-  /** One log line holding every pending update, made durable; or the whole state when the log cannot be trusted. */
+  /**
+   * One log line holding every pending update, made durable; or the whole state when the log cannot
+   * be trusted. A log that was deleted (its directory removed, say) takes writes that no restart
+   * will read: it is looked at after the write is durable, so that no write acknowledged into a log
+   * already gone is lost to a crash before the next write would have noticed.
+   */
   async #append(lines: string[]): Promise<void> {
     const log = this.#log as FileHandle;
-    // A log that was deleted (its directory removed, say) takes writes that no restart will read.
+    const body = lines.map((l) => l.slice(1, -1)).filter((l) => l !== '').join(',');
+    if (!this.#broken && body !== '') {
+      const line = Buffer.from(`[${body}]\n`);
+      try {
+        await writeAll(log, line);
+        await log.datasync();
+      } catch (e) {
+        // Part of the line may be on disk: a line appended after it would read as corrupt.
+        this.#broken = e as Error;
+        throw e;
+      }
+      this.#logBytes += line.length;
+    }
     if (!this.#broken && (await log.stat()).nlink === 0) this.#broken = new Error(`the log ${this.logLocation} was removed`);
     if (this.#broken) {
       await this.#recover();
       return;
     }
-    const body = lines.map((l) => l.slice(1, -1)).filter((l) => l !== '').join(',');
     if (body === '') return;
-    const line = Buffer.from(`[${body}]\n`);
-    try {
-      await log.write(line);
-      await log.datasync();
-    } catch (e) {
-      // Part of the line may be on disk: a line appended after it would read as corrupt.
-      this.#broken = e as Error;
-      throw e;
-    }
-    this.#logBytes += line.length;
     this.stats.flushes++;
     if (!this.#compacting && this.#logBytes > (this.#compactBytes ?? Math.max(8 * 1024 * 1024, this.#file.bytes))) await this.#startCompaction();
   }
@@ -385,7 +367,7 @@ class LowStore implements Store {
    */
   async #rewrite(): Promise<void> {
     await this.#compacting;
-    await mkdir(dirname(this.location), { recursive: true });
+    await makeDirectory(dirname(this.location), this.location);
     await this.low.write();
     const logFile = this.logLocation as string;
     // Appending: every write lands at the end, wherever another handle left the file.
@@ -399,10 +381,21 @@ class LowStore implements Store {
     await syncDirectory(logFile);
   }
 
+  /** A log removed while no one writes: without a write to notice it, a crash would lose everything since the last compaction. */
+  async #checkLog(): Promise<void> {
+    if (this.#running || this.#closed || !this.#log || (await this.#log.stat().catch(() => null))?.nlink !== 0) return;
+    await this.#commit('[]').catch((e: Error) => this.#warn(e.message));
+  }
+
+  /**
+   * Writes the state afresh after a failed write or a removed log. Updates queued meanwhile stay
+   * pending: the rewrite may have written their records before they changed, so only the fresh log
+   * holds them (dropping them here lost acknowledged writes to a kill -9 after a recovery).
+   */
   async #recover(): Promise<void> {
     const why = (this.#broken as Error).message;
     await this.#rewrite();
-    this.#pending = [];
+    await this.#lock?.restore();
     this.#broken = null;
     this.#warn(`State file ${this.location} was written afresh after a write problem (${why}); nothing was lost`);
   }

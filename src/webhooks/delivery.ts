@@ -16,6 +16,8 @@ export interface DeliveryAttempt {
   duration_ms: number;
   /** Done on purpose (PUT /__admin/webhooks/chaos or a scenario step): duplicate, reorder, delay, fail_first. */
   chaos?: ChaosMark;
+  /** The headers sent (signature headers included; Authorization masked); absent when no request was made. */
+  headers?: Record<string, string>;
 }
 
 /** One "Update order item" webhook and everything done to deliver it; kept in tenant.deliveries. */

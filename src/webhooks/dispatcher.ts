@@ -3,10 +3,13 @@ import type { Store, Tenant } from '../store/index.js';
 import { ApiError, clip, errors } from '../http/errors.js';
 import { serializePayload, type OrderItemSnapshot } from './payload.js';
 import { signatureHeaders } from './signer.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WebhookSender, type AttemptResult } from './sender.js';
+import { SendSlots } from './slots.js';
 import { WebhookTargets, type ReceiverSource, type WebhookTarget } from './targets.js';
 import { logAttempt, receiverForLog, type AttemptLogger } from './attempt-log.js';
 import { ChaosSettings, type ChaosConfig, type ChaosMark, type ChaosSource } from './chaos.js';
+import { waitingReason, type DeliveryView, type DeliveryWait } from './waiting.js';
 import { afterAttempt, compareDeliveries, DEFAULT_RETRY_SCHEDULE, listDeliveries, recordDelivery, retryDelays, type Delivery, type DeliveryAttempt, type DeliveryFilter } from './delivery.js';
 
 export type { ReceiverSource, WebhookTarget } from './targets.js';
@@ -20,11 +23,16 @@ export interface DispatcherOptions {
   flags?: { url: string | null; secret: string | null } | null;
   /** Delays between attempts (ISO 8601 durations or ms); after the last, the delivery fails. */
   schedule?: ReadonlyArray<string | number>;
+  /** Per phase of an attempt (connect, the answer's head, each pause in its body); default 5000 ms. */
   timeoutMs?: number;
+  /** The whole of an attempt, whatever the receiver does; past it the attempt fails. Default 10000 ms. */
+  deadlineMs?: number;
   /** Wall-clock time for signature timestamps (receivers compare them with their own clock). */
   wallClock?: () => Date;
-  /** Attempts in flight at once, across items. */
+  /** Requests in flight at once, every application together; default 1024. */
   concurrency?: number;
+  /** Requests in flight at once for one application (its share, whatever its receiver does); default 256. */
+  perApplication?: number;
   /** Trouble at warn; one line per attempt (failed ones at warn, delivered ones at info). */
   /** Seeds the chaos draws (duplicates, delays): the server's --seed. */
   seed?: number;
@@ -51,20 +59,21 @@ type Sent = AttemptResult & { chaos?: ChaosMark };
 /** Told about each recorded attempt: the delivery, the attempt, and the delivery after it. */
 export type AttemptObserver = (delivery: Delivery, attempt: DeliveryAttempt, next: Delivery) => void;
 
-const itemKey = (d: Delivery) => `${d.application}\u0000${d.order_item_uuid}`;
-
 /**
  * Sends "Update order item" webhooks. State lives in the store (tenant.deliveries); in memory there
- * is only an index: per order item, its pending deliveries in version order. Only the head of an
- * item's queue is ever attempted, so a later version waits until earlier ones are delivered or failed,
- * while different items are sent concurrently. tick() starts every attempt that is due on the server
- * clock; it runs from a timer armed for the next due time, after every clock move and after each attempt.
+ * is only an index: per application, per order item, its pending deliveries in version order. Only
+ * the head of an item's queue is ever attempted, so a later version waits until earlier ones are
+ * delivered or failed, while different items are sent concurrently. tick() starts every attempt that
+ * is due on the server clock and has a sending slot (SendSlots: a share per application, applications
+ * served in turn); it runs from a timer armed for the next due time, after every clock move and after
+ * each attempt.
  */
 export class WebhookDispatcher {
   readonly sender: WebhookSender;
   readonly #targets: WebhookTargets;
   #delays: number[];
-  readonly #queues = new Map<string, Delivery[]>();
+  /** Application -> order item -> its pending deliveries; an application served moves to the end. */
+  readonly #queues = new Map<string, Map<string, Delivery[]>>();
   readonly #apps = new Map<string, string>();
   readonly #inFlight = new Map<string, Promise<void>>();
   /** Bumped by a reset (all, or per application): attempts started before it are not recorded. */
@@ -79,7 +88,9 @@ export class WebhookDispatcher {
   #idleWaiters: Array<() => void> = [];
   readonly #unsubscribe: () => void;
   readonly #wall: () => Date;
-  readonly #concurrency: number;
+  readonly #slots: SendSlots;
+  /** Aborted by close(): ends chaos delays at once. */
+  readonly #closing = new AbortController();
 
   /** The control API's chaos settings (PUT /__admin/webhooks/chaos). */
   readonly chaos: ChaosSettings;
@@ -88,11 +99,13 @@ export class WebhookDispatcher {
 
   constructor(private readonly opts: DispatcherOptions) {
     this.chaos = new ChaosSettings(opts.seed ?? 1);
-    this.sender = new WebhookSender({ timeoutMs: opts.timeoutMs });
+    // Connections per receiver as many as requests in all: applications sharing a receiver are held to their shares by the slots, not by undici's pool.
+    const total = opts.concurrency ?? 1024;
+    this.sender = new WebhookSender({ timeoutMs: opts.timeoutMs, deadlineMs: opts.deadlineMs, connections: total });
     this.#targets = new WebhookTargets(opts.store, opts.flags ?? { url: null, secret: null });
     this.#delays = retryDelays(opts.schedule ?? DEFAULT_RETRY_SCHEDULE);
     this.#wall = opts.wallClock ?? (() => new Date());
-    this.#concurrency = opts.concurrency ?? 256;
+    this.#slots = new SendSlots(total, Math.min(opts.perApplication ?? 256, total));
     this.#unsubscribe = opts.clock.onChange?.(() => this.#queueTick()) ?? (() => undefined);
     opts.store.onReset((app) => {
       this.#forget(app);
@@ -171,6 +184,31 @@ export class WebhookDispatcher {
     return listDeliveries(this.opts.store, filter);
   }
 
+  /** Deliveries oldest first, each with why it waits (the control API's and the dashboard's view). */
+  views(filter: DeliveryFilter = {}): DeliveryView[] {
+    const list = this.list(filter);
+    const now = this.opts.clock.now();
+    const itemKey = (d: Delivery) => `${d.application}\u0000${d.order_item_uuid}`;
+    const heads = new Map<string, Delivery>();
+    for (const d of list) {
+      const head = heads.get(itemKey(d));
+      if (d.state === 'pending' && (!head || compareDeliveries(d, head) < 0)) heads.set(itemKey(d), d);
+    }
+    const headWaits = new Map<string, DeliveryWait | null>();
+    const wait = (d: Delivery, head: Delivery) => {
+      const due = new Date(Math.max(Date.parse(d.next_attempt_at ?? ''), now.getTime()) || now.getTime());
+      const ctx = { now, head, inFlight: this.#inFlight.has(d.id), hasReceiver: this.target(d.application) !== null, blocked: this.#gate?.(d, due) ?? null, chaos: this.#chaosOf(d), delays: this.#delays };
+      return waitingReason(d, ctx, head.id === d.id ? null : headWaits.get(head.id));
+    };
+    for (const head of heads.values()) headWaits.set(head.id, wait(head, head));
+    return list.map((d) => ({ ...d, waiting: d.state === 'pending' ? wait(d, heads.get(itemKey(d)) ?? d) : null }));
+  }
+
+  /** One delivery with why it waits. */
+  view(d: Delivery): DeliveryView {
+    return this.views({ application: d.application, order_item_uuid: d.order_item_uuid }).find((x) => x.id === d.id) ?? { ...d, waiting: null };
+  }
+
   /** Sends a delivery again now, with a fresh round of retries; 404 unknown, 409 while an attempt is running. */
   async redeliver(id: string): Promise<Delivery> {
     const app = this.#apps.get(id);
@@ -212,14 +250,31 @@ export class WebhookDispatcher {
     if (this.#closed) return;
     const now = this.opts.clock.now().getTime();
     let earliest = Infinity;
-    for (const [key, queue] of this.#queues) {
-      if (this.#inFlight.size >= this.#concurrency) break;
-      if (queue[0] && this.#inFlight.has(queue[0].id)) continue;
-      const head = this.#head(key, queue);
-      if (!head || this.#inFlight.has(head.id)) continue;
-      const due = Date.parse(head.next_attempt_at ?? '');
-      if (due <= now) this.#attempt(head);
-      else if (due < earliest) earliest = due;
+    const served: string[] = [];
+    for (const [app, items] of this.#queues) {
+      if (this.#slots.full) break;
+      let started = false;
+      for (const [key, queue] of items) {
+        // An application at its share waits for its own attempts to end (tick runs after each).
+        if (!this.#slots.free(app)) break;
+        if (queue[0] && this.#inFlight.has(queue[0].id)) continue;
+        const head = this.#head(items, key, queue);
+        if (!head || this.#inFlight.has(head.id)) continue;
+        const due = Date.parse(head.next_attempt_at ?? '');
+        if (due > now) {
+          earliest = Math.min(earliest, due);
+          continue;
+        }
+        this.#attempt(head);
+        started = true;
+      }
+      if (items.size === 0) this.#queues.delete(app);
+      else if (started) served.push(app);
+    }
+    // Those just served go behind those that were not: when slots run short, every application gets its turn.
+    for (const app of served) {
+      const items = this.#queues.get(app);
+      if (items && this.#queues.delete(app)) this.#queues.set(app, items);
     }
     this.#arm(earliest, now);
     this.#checkIdle();
@@ -236,6 +291,8 @@ export class WebhookDispatcher {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#unsubscribe();
+    this.#closing.abort();
+    this.#slots.close();
     // Attempts that already ended are recorded; those cut off by closing the sockets are not (they run again after a restart).
     this.#save();
     await this.sender.close();
@@ -244,25 +301,26 @@ export class WebhookDispatcher {
   }
 
   /** The live head of an item's queue, dropping entries that are no longer pending. */
-  #head(key: string, queue: Delivery[]): Delivery | null {
+  #head(items: Map<string, Delivery[]>, key: string, queue: Delivery[]): Delivery | null {
     while (queue.length > 0) {
       const cur = this.get(queue[0]!.id);
       if (cur && cur.state === 'pending') return cur;
       queue.shift();
     }
-    this.#queues.delete(key);
+    items.delete(key);
     return null;
   }
 
   #track(d: Delivery): void {
     this.#apps.set(d.id, d.application);
     if (d.state !== 'pending') return;
-    const key = itemKey(d);
-    const queue = this.#queues.get(key) ?? [];
+    let items = this.#queues.get(d.application);
+    if (!items) this.#queues.set(d.application, (items = new Map()));
+    const queue = items.get(d.order_item_uuid) ?? [];
     if (queue.some((q) => q.id === d.id)) return;
     queue.push(d);
     queue.sort(compareDeliveries);
-    this.#queues.set(key, queue);
+    items.set(d.order_item_uuid, queue);
   }
 
   #attempt(d: Delivery): void {
@@ -270,14 +328,30 @@ export class WebhookDispatcher {
     const at = this.opts.clock.now();
     const receiver = this.opts.logger ? receiverForLog(this.target(d.application)?.url) : null;
     const record = (x: Delivery, r: Sent, when: Date, extra = false) => {
-      const attempt: DeliveryAttempt = { at: when.toISOString(), ...(r.status_code !== undefined ? { status_code: r.status_code } : { error: r.error ?? 'unknown error' }), duration_ms: r.duration_ms, ...(r.chaos ? { chaos: r.chaos } : {}) };
+      const attempt: DeliveryAttempt = {
+        at: when.toISOString(),
+        ...(r.status_code !== undefined ? { status_code: r.status_code } : { error: r.error ?? 'unknown error' }),
+        duration_ms: r.duration_ms,
+        ...(r.chaos ? { chaos: r.chaos } : {}),
+        ...(r.headers ? { headers: r.headers } : {}),
+      };
       this.#finished.push({ d: x, generation, attempt, delivered: r.delivered, receiver, extra });
     };
     const run = (async () => {
-      const result = await this.#send(d, at);
-      if (this.#closed) return;
-      record(d, result, at);
-      if (result.delivered) await this.#chaosAfterDelivery(d, (x, r, when) => record(x, r, when, true));
+      // Up to the first await this runs within tick(): a request takes its slot from tick()'s share,
+      // a chaos delay takes one only once it is over, an attempt without a request takes none.
+      const plan = this.#plan(d, at);
+      if (typeof plan !== 'number') return record(d, plan, at);
+      if (plan === 0) this.#slots.take(d.application);
+      else if (!(await this.#delay(d.application, plan))) return;
+      try {
+        const result: Sent = plan > 0 ? { ...(await this.#post(d)), chaos: 'delay' } : await this.#post(d);
+        if (this.#closed) return;
+        record(d, result, at);
+        if (result.delivered) await this.#chaosAfterDelivery(d, (x, r, when) => record(x, r, when, true));
+      } finally {
+        this.#slots.release(d.application);
+      }
     })()
       .catch((err: unknown) => {
         this.opts.logger?.warn({ err, delivery: d.id }, 'webhook attempt failed unexpectedly');
@@ -365,8 +439,11 @@ export class WebhookDispatcher {
     setImmediate(() => this.#save());
   }
 
-  /** One attempt: the scenario gate, chaos before sending (fail_first, delay), then the POST. */
-  async #send(d: Delivery, now: Date): Promise<Sent> {
+  /**
+   * Before an attempt's request: the outcome when there is none (no URL, the scenario gate,
+   * chaos fail_first), else the chaos delay to wait first in ms (0: none).
+   */
+  #plan(d: Delivery, now: Date): Sent | number {
     if (!this.target(d.application)) return { error: 'no webhook URL is configured for this application', duration_ms: 0, delivered: false };
     const blocked = this.#gate?.(d, now);
     if (blocked) return { error: blocked, duration_ms: 0, delivered: false };
@@ -376,11 +453,17 @@ export class WebhookDispatcher {
       return { error: `chaos: fail_first (attempt ${inRound + 1} of the first ${chaos.fail_first} fails without a request)`, duration_ms: 0, delivered: false, chaos: 'fail_first' };
     }
     const [min, max] = chaos?.delay_ms ?? [0, 0];
-    if (max > 0) {
-      await new Promise((r) => setTimeout(r, Math.round(min + this.chaos.draw(d.application, 'delay') * (max - min))));
-      return { ...(await this.#post(d)), chaos: 'delay' };
+    return max > 0 ? Math.round(min + this.chaos.draw(d.application, 'delay') * (max - min)) : 0;
+  }
+
+  /** A chaos delay, outside the sending slots, then a slot; false when the dispatcher closed meanwhile. */
+  async #delay(application: string, ms: number): Promise<boolean> {
+    try {
+      await sleep(ms, undefined, { signal: this.#closing.signal });
+    } catch {
+      return false;
     }
-    return this.#post(d);
+    return this.#slots.acquire(application);
   }
 
   /** The POST itself, signed when the application has a secret. */
@@ -421,7 +504,8 @@ export class WebhookDispatcher {
   #forget(application: string | null): void {
     if (application === null) this.#generation++;
     else this.#appGeneration.set(application, (this.#appGeneration.get(application) ?? 0) + 1);
-    for (const [key, queue] of this.#queues) if (application === null || queue[0]?.application === application) this.#queues.delete(key);
+    if (application === null) this.#queues.clear();
+    else this.#queues.delete(application);
     for (const [id, app] of this.#apps) if (application === null || app === application) this.#apps.delete(id);
   }
 }

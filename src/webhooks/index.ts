@@ -14,8 +14,8 @@ declare module 'fastify' {
   }
 }
 
-/** Tuning that has no flag (tests shorten the timeout and the schedule, inject a wall clock). */
-export type WebhooksPluginOptions = Pick<DispatcherOptions, 'schedule' | 'timeoutMs' | 'wallClock' | 'concurrency'>;
+/** Tuning that has no flag (tests shorten the timeout, the deadline and the schedule, inject a wall clock). */
+export type WebhooksPluginOptions = Pick<DispatcherOptions, 'schedule' | 'timeoutMs' | 'deadlineMs' | 'wallClock' | 'concurrency' | 'perApplication'>;
 
 async function webhooksPlugin(app: FastifyInstance, opts: WebhooksPluginOptions) {
   const dispatcher = new WebhookDispatcher({

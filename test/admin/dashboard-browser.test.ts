@@ -1,6 +1,8 @@
 // The dashboard in a real browser (headless Chromium driven by puppeteer-core): a booking made
 // through the API shows under Orders, a move changes the item and sends a delivery, Redeliver adds
-// an attempt, and advancing the clock runs a due retry. Screenshots of each view go to
+// an attempt, a delivery opens on its payload and signature headers, a later version waits for an
+// earlier one and says so, advancing the clock runs a due retry, a receiver is set and cleared, and a
+// request opens on its headers and bodies (secrets masked). Screenshots of each view go to
 // .tap/dashboard/ (test artefacts, not committed).
 import t from 'tap';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -52,7 +54,7 @@ t.test('a tester drives the sandbox from the dashboard', { timeout: 120_000 }, a
   const origin = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   const control = (method: string, path: string, body?: unknown) =>
     fetch(`${origin}/__admin${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  await control('PUT', '/webhooks/config', { application: 'ui-shop', url: receiver.url });
+  await control('PUT', '/webhooks/config', { application: 'ui-shop', url: receiver.url, secret: 'ui-signing-secret' });
 
   const browser = await puppeteer.launch({ executablePath: chromium, args: ['--no-sandbox', '--headless=new'] });
   t.teardown(() => browser.close());
@@ -85,7 +87,17 @@ t.test('a tester drives the sandbox from the dashboard', { timeout: 120_000 }, a
   await click(page, delivery, 'Redeliver');
   await page.waitForFunction((sel: string) => document.querySelectorAll(sel).length === 2, { timeout: 10_000 }, `${delivery} ol.attempts li`);
   t.equal(receiver.received.length, 2, 'sent again');
+
+  // A delivery opens on its payload and the headers each attempt sent: the signature, never the secret.
+  await page.click(`${delivery} td:first-child`);
+  await sees(page, /Payload[\s\S]*"order_item_status": "OK"[\s\S]*Headers sent[\s\S]*attempt 2/, 'tr.detail');
+  const signature = receiver.received[1]!.headers['webhook-signature'] as string;
+  t.match(signature, /^v1,/);
+  await sees(page, new RegExp(`webhook-signature: ${signature.replace(/[+/]/g, '\\$&')}`), 'tr.detail');
+  await sees(page, /webhook-id: whd_[0-9a-f]+[\s\S]*webhook-timestamp: \d+/, 'tr.detail');
+  t.notOk((await page.content()).includes('ui-signing-secret'), 'the signing secret is nowhere on the page');
   await page.screenshot({ path: join(shots, 'webhooks.png') });
+  await page.click(`${delivery} td:first-child`);
 
   // A delivery the receiver refuses waits for its retry; advancing the clock runs it.
   answer = 500;
@@ -93,7 +105,16 @@ t.test('a tester drives the sandbox from the dashboard', { timeout: 120_000 }, a
   await click(page, row, 'REFUND_STARTED');
   await sees(page, /REFUND_STARTED/, `${row} td:nth-child(2)`);
   await view(page, 'Webhooks');
-  await sees(page, /pending[\s\S]*next/, 'table.deliveries tbody tr:first-child');
+  await sees(page, /pending[\s\S]*next attempt at 2026-01-15T10:00:10\.000Z \(attempt 2 of 6\)/, 'table.deliveries tbody tr:first-child');
+
+  // A later version of the item waits for it, and says so (not a "next" time already past).
+  await view(page, 'Orders');
+  await click(page, row, 'REFUNDED');
+  await sees(page, /REFUNDED/, `${row} td:nth-child(2)`);
+  await view(page, 'Webhooks');
+  await sees(page, /REFUNDED[\s\S]*pending[\s\S]*waiting for version \d+ of this order item to be delivered first/, 'table.deliveries tbody tr:first-child');
+  await page.screenshot({ path: join(shots, 'webhooks-waiting.png') });
+  t.equal(receiver.received.length, 3, 'the later version is held back');
   answer = 200;
   await view(page, 'Clock');
   const before = await page.$eval('.clock', (e) => e.textContent);
@@ -102,9 +123,23 @@ t.test('a tester drives the sandbox from the dashboard', { timeout: 120_000 }, a
   await sees(page, /^2026-01-15 10:01:/, '.clock');
   await page.screenshot({ path: join(shots, 'clock.png') });
   await view(page, 'Webhooks');
-  await sees(page, /REFUND_STARTED[\s\S]*delivered/, 'table.deliveries tbody tr:first-child');
-  t.equal(await page.$$eval('table.deliveries tbody tr:first-child ol.attempts li', (l) => l.length), 2, 'the refused attempt and the retry');
-  t.equal(receiver.received.length, 4);
+  await sees(page, /REFUNDED[\s\S]*delivered/, 'table.deliveries tbody tr:first-child');
+  await sees(page, /REFUND_STARTED[\s\S]*delivered/, 'table.deliveries tbody tr:nth-child(2)');
+  t.equal(await page.$$eval('table.deliveries tbody tr:nth-child(2) ol.attempts li', (l) => l.length), 2, 'the refused attempt and the retry');
+  t.equal(receiver.received.length, 5);
+  t.same(receiver.received.slice(3).map((r) => JSON.parse(r.body).order_item_status), ['REFUND_STARTED', 'REFUNDED'], 'in order');
+
+  // A receiver set and cleared from the page.
+  await page.type('main input[aria-label="Receiver application"]', 'ui-other');
+  await page.type('main input[aria-label="Receiver url"]', receiver.url);
+  await page.type('main input[aria-label="Receiver secret"]', 'other-secret');
+  await click(page, 'main', 'Set receiver');
+  await sees(page, new RegExp(`ui-other: ${receiver.url.replace(/[.]/g, '\\.')} \\(stored by PUT [^)]*, signed with its own secret\\)`), 'ul.receivers');
+  t.match((await (await control('GET', '/webhooks/config')).json()).applications['ui-other'], { url: receiver.url, source: 'stored', signing: 'own', signed: true });
+  await page.screenshot({ path: join(shots, 'receivers.png') });
+  await click(page, 'li[data-receiver="ui-other"]', 'Clear');
+  await page.waitForFunction(() => !document.querySelector('li[data-receiver="ui-other"]'), { timeout: 10_000 });
+  t.equal((await (await control('GET', '/webhooks/config')).json()).applications['ui-other'], undefined, 'cleared');
 
   // Faults: add one for two requests from the page; the partner API answers the first with it and
   // the page shows one left; clear. (With the form's default of one, the live update after that
@@ -116,7 +151,7 @@ t.test('a tester drives the sandbox from the dashboard', { timeout: 120_000 }, a
   await click(page, 'main', 'Add fault');
   await sees(page, /GET[\s\S]*\/activities[\s\S]*503/, 'main table');
   t.equal((await fetch(`${origin}/api/v3/activities`, { headers: { 'x-service-application': 'ui-shop' } })).status, 503);
-  await sees(page, /^1$/, 'main table tbody tr:first-child td:nth-child(5)');
+  await sees(page, /^1$/, 'main table tbody tr:first-child td:nth-child(6)');
   await page.screenshot({ path: join(shots, 'faults.png') });
   await click(page, 'main', 'Clear all faults');
   await sees(page, /No fault armed/);
@@ -126,6 +161,13 @@ t.test('a tester drives the sandbox from the dashboard', { timeout: 120_000 }, a
   await view(page, 'Requests');
   await sees(page, /\/api\/v3\/cities\?country_in=IT[\s\S]*unknown-query-parameter/, 'table.requests tbody tr:first-child');
   await page.screenshot({ path: join(shots, 'requests.png') });
+  // The login opens on its headers and bodies, both ways, the secret and the token masked.
+  const [login] = await page.$$('xpath/.//tr[@data-request][td[@class="path" and text()="/api/v3/login"]]');
+  if (!login) throw new Error('no POST /api/v3/login row');
+  await login.click();
+  await sees(page, /Request: POST \/api\/v3\/login[\s\S]*content-type: application\/json[\s\S]*"client_secret": "\*\*\*"[\s\S]*Response: 200[\s\S]*cache-control: no-store[\s\S]*"access_token": "\*\*\*"/, 'tr.detail');
+  t.notOk((await page.content()).includes('sandbox-secret'), 'the client secret is nowhere on the page');
+  await page.screenshot({ path: join(shots, 'request-detail.png') });
   await view(page, 'Report');
   await sees(page, /Report: ui-shop[\s\S]*unknown-query-parameter[\s\S]*Booking steps/);
   await page.screenshot({ path: join(shots, 'report.png') });

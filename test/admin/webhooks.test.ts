@@ -2,6 +2,7 @@ import t from 'tap';
 import { join } from 'node:path';
 import { fixedClock } from '../../src/clock.js';
 import { createStore } from '../../src/store/index.js';
+import { chaosConfig, MAX_CHAOS_APPLICATIONS } from '../../src/webhooks/chaos.js';
 import { tempDir } from '../tmp.js';
 import { buildWebhookApp, deadPort, snapshot, startReceiver, T0 } from '../webhooks/receiver.js';
 
@@ -225,4 +226,23 @@ t.test('redeliver while an attempt is running is a 409', async (t) => {
   t.match(res.json(), { code: '0', message: `Webhook delivery ${d.id} is being attempted right now: try again when the attempt ends` });
   await app.webhooks.idle();
   t.match(app.webhooks.get(d.id), { state: 'pending', attempts: [{ error: 'timeout after 300 ms' }] });
+});
+
+t.test(`chaos settings: at most ${MAX_CHAOS_APPLICATIONS} applications of their own, 409 past it (100,000 took 138 MB)`, async (t) => {
+  const app = await buildWebhookApp();
+  t.teardown(() => app.close());
+  const put = (body: object) => app.inject({ method: 'PUT', url: '/__admin/webhooks/chaos', payload: body });
+  for (let i = 1; i < MAX_CHAOS_APPLICATIONS; i++) app.webhooks.chaos.set(`app-${i}`, chaosConfig({ fail_first: 1 }));
+  t.equal((await put({ application: 'last', fail_first: 2 })).statusCode, 200, `the ${MAX_CHAOS_APPLICATIONS}th`);
+  const refused = await put({ application: 'one-more', fail_first: 2 });
+  t.same([refused.statusCode, refused.json()], [409, {
+    code: '0',
+    message: `${MAX_CHAOS_APPLICATIONS} applications have chaos settings, the most there can be: DELETE /__admin/webhooks/chaos?application=… drops one, without ?application= all`,
+  }]);
+  t.notOk('one-more' in (await app.inject({ url: '/__admin/webhooks/chaos' })).json().applications, 'not set');
+  t.match((await put({ application: 'app-1', fail_first: 3 })).json(), { application: 'app-1', fail_first: 3 }, 'an application with a setting can still change it');
+  t.equal((await put({ duplicate: 0.5 })).statusCode, 200, 'the setting for all is not one of them');
+  t.equal((await app.inject({ method: 'DELETE', url: '/__admin/webhooks/chaos?application=app-2' })).statusCode, 204);
+  t.equal((await put({ application: 'one-more', fail_first: 2 })).statusCode, 200, 'room again once one is dropped');
+  t.equal(Object.keys((await app.inject({ url: '/__admin/webhooks/chaos' })).json().applications).length, MAX_CHAOS_APPLICATIONS);
 });

@@ -19,7 +19,7 @@ const NAME = 'partner-booking-mock-server';
 /** The consumer's files import the package by its name, written in where they say PACKAGE. */
 const byName = (source: string) => source.replaceAll('from PACKAGE;', `from ${JSON.stringify(NAME)};`);
 /** What the package is built and packed from. */
-const SOURCES = ['package.json', 'README.md', 'src', 'bin', 'scripts', 'fixtures', 'scenarios', 'dashboard', 'tsconfig.json', 'tsconfig.build.json'];
+const SOURCES = ['package.json', 'README.md', 'docs', 'src', 'bin', 'scripts', 'fixtures', 'scenarios', 'dashboard', 'tsconfig.json', 'tsconfig.build.json'];
 
 /** The environment without the npm_* variables of an enclosing `npm test`, which would steer the inner npm commands. */
 function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -107,10 +107,11 @@ t.test('packed, installed and imported by name: starts, answers, is controlled, 
   t.ok(tgz, 'a tarball');
   lap('packed');
   const listing = (await exec('tar', ['-tzf', join(out, tgz!)])).stdout.split('\n');
-  for (const file of ['package/dist/index.js', 'package/dist/types/index.d.ts', 'package/dist/types/control-client.d.ts', 'package/dist/bin/mock-server.js', 'package/fixtures/catalog/activities.json', 'package/scenarios/instant-confirmation.yaml', 'package/dashboard/app.js', 'package/package.json']) {
+  for (const file of ['package/dist/index.js', 'package/dist/types/index.d.ts', 'package/dist/types/control-client.d.ts', 'package/dist/bin/mock-server.js', 'package/fixtures/catalog/activities.json', 'package/scenarios/instant-confirmation.yaml', 'package/dashboard/app.js', 'package/package.json', 'package/README.md', 'package/docs/use-from-code.md']) {
     t.ok(listing.includes(file), `the tarball holds ${file}`);
   }
   t.notOk(listing.some((f) => f.startsWith('package/src/') || f.endsWith('.tsbuildinfo')), 'no sources, no build info');
+  t.same(listing.filter((f) => f.endsWith('.map')), [], 'no source maps (the package build leaves them out)');
 
   // A user's project: an ES module package with the tarball installed from the npm cache.
   const app = join(dir, 'app');

@@ -145,6 +145,9 @@ t.test('every control client method against a listening server', async (t) => {
   const { requests } = await control.requests({ application: 'shop', limit: 2 });
   t.match(requests, [{ method: 'GET', path: '/api/v3/currencies', status: 200, application: 'shop' }, { status: 503 }]);
   t.equal((await control.requests()).requests.length > 2, true);
+  const detail = await control.request(requests[0]!.id);
+  t.match(detail, { id: requests[0]!.id, path: '/api/v3/currencies', request: { headers: { 'x-service-application': 'shop' }, body: null }, response: { body: /"code"/, truncated: false } });
+  await rejectsWith(t, control.request(99_999_999), 404, '1400');
   t.equal(await control.clearRequests('nobody'), undefined);
   t.ok((await control.requests()).requests.length > 0, 'another application is left alone');
   await control.clearRequests();

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { MAX_ECHO } from '../../src/http/errors.js';
 import { buildTestApp, H } from '../helper.js';
 import { activity, catalogOf } from './records.js';
 
@@ -64,6 +65,14 @@ t.test('sort_by takes the same values on every activity listing', async (t) => {
     for (const list of LISTS) {
       t.match(await get(`${list}?sort_by=cheapest`, 400), { code: '0', message: /querystring "sort_by" has unknown value "cheapest": one of relevance, distance, price, .*venue-relevance.*, each also with - in front$/ }, list);
       t.match(await get(`${list}?sort_by=-distance`, 400), { code: '0', message: /sort_by.*coordinates/ }, list);
+    }
+  });
+
+  t.test(`a 15 KB value: ${MAX_ECHO} characters of it echoed, the message under 300 (it was 378)`, async (t) => {
+    for (const list of [...LISTS, '/activities-related']) {
+      const { message } = await get(`${list}?sort_by=${'s'.repeat(15_000)}`, 400);
+      t.match(message, new RegExp(`unknown value "s{${MAX_ECHO}}… \\(15000 characters\\)"`), list);
+      t.ok(message.length <= 300, `${list}: ${message.length} characters`);
     }
   });
 });

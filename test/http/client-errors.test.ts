@@ -145,3 +145,61 @@ t.test('slow clients get 408 {code, message} and are disconnected after requestT
     t.equal(res.status, 200);
   });
 });
+
+t.test("Node's and Fastify's own answers carry {code, message} too (they were empty, or had no code)", async (t) => {
+  const { app, port } = await listening(t);
+
+  t.test('HTTP/1.1 without Host: 400 (Node answered with an empty body)', async (t) => {
+    const res = await raw(t, port, ['GET /api/v3/currencies HTTP/1.1\r\nX-Service-Application: a\r\n\r\n']);
+    isApiError(t, res, 400, /^Missing header: host is required in HTTP\/1\.1 requests$/);
+    const old = await raw(t, port, ['GET /api/v3/currencies HTTP/1.0\r\nX-Service-Application: a\r\n\r\n']);
+    t.equal(old.status, 200, 'HTTP/1.0 has no Host to require');
+  });
+
+  t.test('Expect: teapot: 417 (Node answered with an empty body)', async (t) => {
+    const res = await raw(t, port, ['GET /api/v3/currencies HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nX-Service-Application: a\r\n\r\n']);
+    isApiError(t, res, 417, /^Expectation failed: "Expect: teapot" cannot be met; the only expectation served is 100-continue$/);
+    const long = await raw(t, port, [`GET /api/v3/currencies HTTP/1.1\r\nHost: x\r\nExpect: ${'e'.repeat(10_000)}\r\n\r\n`]);
+    isApiError(t, long, 417, /e… \(10000 characters\)"/);
+  });
+
+  t.test('CONNECT: 405 (Node closed the connection without an answer)', async (t) => {
+    const res = await raw(t, port, ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n']);
+    isApiError(t, res, 405, /^CONNECT is not served/);
+    t.match(res.headers.allow, /GET/);
+  });
+
+  t.test('a request that arrives while the server closes: 503 (Fastify answered {error, message, statusCode})', async (t) => {
+    // Half a request on an open connection keeps it busy (not idle) when close() begins; its
+    // second half arrives while the server is closing.
+    const answer = new Promise<RawAnswer>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1');
+      t.teardown(() => socket.destroy());
+      const received: Buffer[] = [];
+      socket.on('data', (d) => received.push(d));
+      socket.on('error', reject);
+      socket.on('connect', () => {
+        socket.write('GET /api/v3/currencies HTTP/1.1\r\nHost: x\r\n');
+        setTimeout(() => {
+          void app.close();
+          setTimeout(() => socket.write('X-Service-Application: a\r\n\r\n'), 50);
+        }, 50);
+      });
+      socket.on('close', () => {
+        const text = Buffer.concat(received).toString('utf8');
+        const [head = '', body = ''] = text.split('\r\n\r\n', 2);
+        const [statusLine = '', ...lines] = head.split('\r\n');
+        const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+        try {
+          resolve({ status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body), closedAfterMs: 0 });
+        } catch {
+          reject(new Error(`no JSON answer: ${JSON.stringify(text)}`));
+        }
+      });
+    });
+    const res = await answer;
+    t.equal(res.status, 503);
+    t.equal(res.headers.connection, 'close');
+    t.same(res.body, { code: '0', message: 'The server is shutting down: send the request again once it is back' });
+  });
+});

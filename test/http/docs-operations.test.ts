@@ -71,7 +71,8 @@ t.test('a booking plays through with the examples of the document alone', async 
   };
   const app_ = header('POST /login', 'x-service-application');
   t.ok(app_, 'the application header has an example');
-  const headers = { 'x-service-application': app_ };
+  t.equal(header('POST /login', 'x-service-version'), '3.5.0', 'the version header has an example too');
+  const headers = { 'x-service-application': app_, 'x-service-version': header('POST /carts', 'x-service-version') };
   const send = async (method: 'POST' | 'PUT', key: string, path: string, payload: unknown, extra: Record<string, string> = {}) => {
     const res = await app.inject({ method, url: `${base}${path}`, headers: { ...headers, ...extra }, payload: payload as object });
     t.ok(res.statusCode >= 200 && res.statusCode < 300, `${key} answers ${res.statusCode}: ${res.body.slice(0, 300)}`);
@@ -93,6 +94,8 @@ t.test('a booking plays through with the examples of the document alone', async 
   t.match(item.product?.date, new RegExp(`^${exampleDay(app.clock.now())}`), 'the example product is on the documented day');
   const dayParam = byKey['GET /activities/{activityUuid}/dates/{day}']?.parameters?.find((p) => p.name === 'day')?.example;
   t.equal(dayParam, exampleDay(app.clock.now()), 'the dates example is the same day');
+  // The customer schema first, as the README's /docs path says (GET operations have no body example).
+  t.equal((await app.inject({ url: `${base}/carts/${cart.uuid}/customer/schema`, headers: { ...headers, ...auth } })).statusCode, 200);
   const customer = await send('PUT', 'PUT /carts/{cartUuid}/customer', `/carts/${cart.uuid}/customer`, body('PUT /carts/{cartUuid}/customer'), auth);
   t.equal(customer.email, 'ada@example.com');
   const orderBody = body('POST /orders');
@@ -102,6 +105,8 @@ t.test('a booking plays through with the examples of the document alone', async 
   const paid = await send('POST', 'POST /payments/no/payment', '/payments/no/payment', fill(body('POST /payments/no/payment'), { [ORDER_PLACEHOLDER]: order.uuid }), auth);
   t.match(paid, { uuid: order.uuid });
   t.ok(paid.items?.length > 0 && paid.items.every((x: { status: string }) => x.status === 'OK'), 'the example activity confirms at once');
+  const report = app.integrationReport!.get(app_);
+  t.same(report.findings.filter((f) => f.severity !== 'info').map((f) => f.id), [], 'the examples make a booking the integration report finds nothing to say about');
 });
 
 t.test('the examples follow the server clock: after it moves, /docs/json shows a day a week after the new time', async (t) => {

@@ -29,6 +29,17 @@ t.test('report: text, json, junit, markdown; exit 1 at the threshold, 2 for bad 
   t.match(md.stdout, /^# Integration report: ci-shop\n/);
   t.match(md.stdout, /- \*\*warning\*\* `no-version-header` \(2x\)/);
 
+  const nobody = await run(['report', '--url', server.origin, '--application', 'nobody']);
+  t.equal(nobody.code, 1, 'an application that made no request fails');
+  t.match(nobody.stdout, /^Integration report for application nobody\n0 requests since .*; verdict FAIL .*\nApplication nobody made no request to this server: check the client's base URL and its application header\.\n/);
+  const junitNobody = await run(['report', '--url', server.origin, '--application', 'nobody', '--format', 'junit']);
+  t.match(junitNobody.stdout, /<testcase classname="requests" name="made requests"><failure /);
+  t.equal((await run(['report', '--url', server.origin, '--application', 'nobody', '--fail-on', 'never'])).code, 0, 'unless --fail-on never');
+  const long = await run(['report', '--url', server.origin, '--application', 'n'.repeat(15_000), '--fail-on', 'never']);
+  t.equal(long.code, 0, 'an application not seen yet: an empty report');
+  t.match(long.stdout, /^Integration report for application n{64}… \(15000 characters\)\n/, 'the name clipped (it was printed whole)');
+  t.ok(long.stdout.length < 2000, `${long.stdout.length} characters`);
+
   for (const [args, message] of [
     [['report', '--url', `http://127.0.0.1:${await deadPort()}`], /nothing answers at http:\/\/127\.0\.0\.1:\d+/],
     [['report', '--url', server.origin, '--format', 'xml'], /--format: "xml" is not one of text, json, junit, markdown/],

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { fixedClock } from '../../src/clock.js';
 import type { Report } from '../../src/report/index.js';
+import { MAX_ECHO, MAX_ECHO_PATH } from '../../src/http/errors.js';
 import { buildTestApp } from '../helper.js';
 import { buildWebhookApp, deadPort } from '../webhooks/receiver.js';
 
@@ -56,16 +57,37 @@ t.test('unknown-query-parameter: a filter the operation does not take', async (t
   t.equal(report(app).verdict, 'pass', 'warnings do not fail the report');
 });
 
+t.test('the report echoes client input clipped: the application name, unknown names, paths (a 15 KB name came back whole)', async (t) => {
+  const app = await buildTestApp();
+  t.teardown(() => app.close());
+  const name = 'n'.repeat(15_000);
+  const clipped = `${'n'.repeat(MAX_ECHO)}… (15000 characters)`;
+  const unseen = await app.inject({ url: `/__admin/report?application=${name}` });
+  t.equal(unseen.statusCode, 200);
+  t.equal(unseen.json().application, clipped, 'an application not seen yet');
+  t.ok(unseen.body.length < 3000, `${unseen.body.length} bytes`);
+
+  const headers = { 'x-service-application': name };
+  t.equal((await app.inject({ url: `/api/v3/cities?${'q'.repeat(10_000)}=1`, headers })).statusCode, 200);
+  t.equal((await app.inject({ url: `/api/v3/carts/${'c'.repeat(10_000)}`, headers })).statusCode, 404);
+  const seen = await app.inject({ url: `/__admin/report?application=${name}` });
+  t.match(seen.json(), { application: clipped, requests: 2 }, "the application's own report");
+  t.match(seen.json().findings.filter((f: { id: string }) => f.id === 'unknown-query-parameter'), [{ message: new RegExp(`: q{${MAX_ECHO}}… \\(10000 characters\\) on GET /cities$`) }]);
+  const paths = seen.json().findings.map((f: { first: { path: string } }) => f.first.path);
+  t.ok(paths.every((p: string) => p.length <= MAX_ECHO_PATH + 30), 'example paths clipped');
+  t.ok(seen.body.length < 5000, `${seen.body.length} bytes`);
+});
+
 t.test('value-outside-enum and missing-body-field: what the schemas refuse', async (t) => {
   const { app, call } = await fresh(t);
   t.equal((await call('GET', '/venues?status=BOGUS')).statusCode, 400);
   t.equal((await call('POST', '/login', { client_id: 'sandbox-client', grant_type: 'client_credentials' })).statusCode, 400);
   t.equal((await call('GET', '/activities?sort_by=-prize')).statusCode, 400, 'a list the route checks itself counts as the schema\'s enums do');
   t.match(finding(app, 'value-outside-enum'), [
-    { severity: 'error', message: /querystring "status" of GET \/venues$/ },
-    { severity: 'error', message: /querystring "sort_by" of GET \/activities$/ },
+    { severity: 'error', operation: 'GET /venues', message: /: GET \/venues: 400 "querystring "status" must be equal to one of the allowed values/, answer: { status: 400, code: '0' } },
+    { severity: 'error', operation: 'GET /activities', message: /querystring "sort_by" has unknown value "-prize"/ },
   ]);
-  t.match(finding(app, 'missing-body-field'), [{ severity: 'error', message: /"client_secret" of POST \/login$/ }]);
+  t.match(finding(app, 'missing-body-field'), [{ severity: 'error', operation: 'POST /login', answer: { message: 'body "client_secret" is required' } }]);
   t.equal(report(app).verdict, 'fail');
 });
 
@@ -121,7 +143,7 @@ t.test('language-not-offered', async (t) => {
   const [schedule] = await ok('GET', `/activities/${CONFIRM}/dates/2026-01-20`);
   const cart = await ok('POST', '/carts');
   t.equal((await call('POST', `/carts/${cart.uuid}/items`, [{ product_identifier: schedule.groups[0].slots[0].products[0].product_id, quantity: 1, language: 'de' }])).statusCode, 400);
-  t.match(finding(app, 'language-not-offered'), [{ severity: 'error', message: /POST \/carts\/\{cartUuid\}\/items$/ }]);
+  t.match(finding(app, 'language-not-offered'), [{ severity: 'error', operation: 'POST /carts/{cartUuid}/items', answer: { message: /"language" must be one of/ } }]);
 });
 
 t.test('token-not-reused and expired-token, on the server clock', async (t) => {
@@ -171,12 +193,19 @@ t.test('webhook-failed and webhook-slow', async (t) => {
   t.equal(report(app).coverage.steps.find((s) => s.name === 'webhook answered 200')?.done, true);
 });
 
-t.test('client-error groups every 4xx by operation, status and code, as information', async (t) => {
+t.test('refusals group by operation and reason (code and message without ids), each with the server\'s answer', async (t) => {
   const { app, call } = await fresh(t);
   await call('GET', '/activities/nope');
-  await call('GET', '/activities/nope');
-  await call('GET', '/carts/nope');
-  t.match(finding(app, 'client-error'), [{ severity: 'info', count: 2, message: /GET \/activities\/\{activityUuid\} 400 code 0$/ }, { count: 1, message: /GET \/carts\/\{cartUuid\} 404 code 1400$/ }]);
+  await call('GET', '/activities/nope-again');
+  await call('GET', '/carts/0b5a3c8e-1111-4222-8333-444455556666');
+  await call('GET', '/carts/0b5a3c8e-1111-4222-8333-777755556666');
+  await call('GET', '/orders/0b5a3c8e-1111-4222-8333-444455556666');
+  t.match(finding(app, 'invalid-value'), [{ severity: 'error', count: 2, operation: 'GET /activities/{activityUuid}', answer: { status: 400, code: '0', message: 'params "activityUuid" must be a UUID, got "nope"' } }]);
+  t.match(finding(app, 'not-found'), [
+    { count: 2, operation: 'GET /carts/{cartUuid}', answer: { status: 404, code: '1400', message: 'Cart 0b5a3c8e-1111-4222-8333-444455556666 does not exist' } },
+    { count: 1, operation: 'GET /orders/{orderUuid}' },
+  ]);
+  t.same(finding(app, 'client-error'), [], 'no refusal falls through to the catch-all');
 });
 
 t.test('coverage of a whole booking, error paths, GET /__admin/report, reset and --report off', async (t) => {

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { checkReceiver, ReceiverUnreachable, type CheckReport } from '../../src/webhooks/check.js';
 import { formatCheckReport } from '../../src/webhooks/check-format.js';
-import { buildWebhookApp, deadPort } from './receiver.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { buildWebhookApp, deadPort, startReceiver } from './receiver.js';
 
 const SECRET = 'partner-secret';
 const PREFIX = 'X-Service-';
@@ -23,7 +24,7 @@ async function receiver(behaviour: Behaviour) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, close: () => new Promise((r) => (server.closeAllConnections(), server.close(r))) };
 }
 
-/** The receiver README describes: vendor signature with a 5-minute window, Basic credentials, dedupe, newest version wins. */
+/** The receiver docs/webhooks.md describes: vendor signature with a 5-minute window, Basic credentials, dedupe, newest version wins. */
 const careful: Behaviour = (req, body) => {
   if (req.headers.authorization !== `Basic ${Buffer.from('partner:pa55').toString('base64')}`) return 401;
   const sig = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(req.headers['x-service-signature'] ?? ''));
@@ -126,4 +127,32 @@ t.test('POST /__admin/webhooks/check runs the same checks on a URL, or on the co
   t.equal(dead.statusCode, 502);
   t.match(dead.json(), { code: '0', message: /nothing answers at/ });
   t.equal((await post({ url: 'ftp://x' })).statusCode, 400);
+});
+
+t.test('a receiver whose answers trickle in: each request ends at its deadline, the whole check at its bound', async (t) => {
+  const rx = await startReceiver(() => 'trickle');
+  t.teardown(rx.close);
+  const t0 = performance.now();
+  const report = await Promise.race([checkReceiver({ url: rx.url, secret: SECRET, headerPrefix: PREFIX, deadlineMs: 400, totalMs: 1000 }), sleep(5000).then(() => null)]);
+  const ms = performance.now() - t0;
+  if (!report) return t.fail('the check did not end within 5 s');
+  t.ok(ms < 2500, `answered in ${ms.toFixed(0)} ms`);
+  t.match(report.checks[0], { id: 'signed-delivery', result: 'failed', got: [/^no answer: timeout after 400 ms \(the deadline of an attempt\): status 200 came, its body did not end/] });
+  t.match(report.checks.at(-1), { id: 'every-status', result: 'skipped', got: [], advice: /^Not run: the check stops after 1000 ms in all/ });
+  t.equal(report.passed, false);
+  t.ok(rx.received.length <= 4, `${rx.received.length} requests made before the bound`);
+});
+
+t.test('POST /__admin/webhooks/check against a trickling receiver answers within its bound (3 deadlines)', async (t) => {
+  const rx = await startReceiver(() => 'trickle');
+  t.teardown(rx.close);
+  const app = await buildWebhookApp({ webhooks: { deadlineMs: 300 } });
+  t.teardown(() => app.close());
+  const t0 = performance.now();
+  const res = await Promise.race([app.inject({ method: 'POST', url: '/__admin/webhooks/check', payload: { url: rx.url } }), sleep(5000).then(() => null)]);
+  const ms = performance.now() - t0;
+  if (!res) return t.fail('no answer within 5 s');
+  t.equal(res.statusCode, 200);
+  t.ok(ms < 2500, `answered in ${ms.toFixed(0)} ms`);
+  t.match(res.json(), { passed: false, checks: [{ id: 'signed-delivery', result: 'failed', got: [/timeout after 300 ms/] }] });
 });

@@ -18,12 +18,19 @@ export interface Received {
   remotePort: number | undefined;
 }
 
-/** What the receiver answers to one request: a status, or 'hang' (never answers). */
-export type Answer = number | 'hang';
+/**
+ * What the receiver answers to one request: a status, 'hang' (never answers), or 'trickle': 200 and
+ * a 1,000-byte body sent one byte every 100 ms, so that no pause between pieces is long enough for a
+ * per-phase timeout; 'stall': 200 and one byte of that body, then nothing.
+ */
+export type Answer = number | 'hang' | 'trickle' | 'stall';
 
 /** A real webhook receiver on 127.0.0.1 (port 0) that records every request. */
 export async function startReceiver(answer: (r: Received, index: number) => Answer = () => 200) {
   const received: Received[] = [];
+  const tricklers = new Set<NodeJS.Timeout>();
+  /** Connections open now: a sender that gave up on an answer must close its connection. */
+  let open = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -32,9 +39,22 @@ export async function startReceiver(answer: (r: Received, index: number) => Answ
       received.push(r);
       const a = answer(r, received.length - 1);
       if (a === 'hang') return;
+      if (a === 'trickle' || a === 'stall') {
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '1000' });
+        res.write('x');
+        if (a === 'stall') return;
+        const timer = setInterval(() => res.write('x'), 100);
+        tricklers.add(timer);
+        res.on('close', () => (clearInterval(timer), tricklers.delete(timer)));
+        return;
+      }
       res.writeHead(a, { 'content-type': 'text/plain' });
       res.end('ignored body');
     });
+  });
+  server.on('connection', (socket) => {
+    open++;
+    socket.on('close', () => open--);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
@@ -42,8 +62,10 @@ export async function startReceiver(answer: (r: Received, index: number) => Answ
     received,
     port,
     url: `http://127.0.0.1:${port}/hooks`,
+    openConnections: () => open,
     close: () =>
       new Promise<void>((resolve) => {
+        for (const timer of tricklers) clearInterval(timer);
         server.closeAllConnections();
         server.close(() => resolve());
       }),

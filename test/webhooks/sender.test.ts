@@ -69,13 +69,14 @@ t.test('a receiver that does not answer times out; a closed port is refused', as
   });
   t.equal(new WebhookSender().timeoutMs, 5000, '5 s by default');
   const r = await sender.send(rx.url, '{}', {});
-  t.same({ ...r, duration_ms: 0 }, { error: 'timeout after 150 ms', duration_ms: 0, delivered: false });
+  t.same({ ...r, duration_ms: 0 }, { error: 'timeout after 150 ms', duration_ms: 0, delivered: false, headers: { 'content-type': 'application/json', 'user-agent': 'mock-server-webhooks' } });
   t.ok(r.duration_ms >= 140, `waited the timeout (${r.duration_ms} ms)`);
   const refused = await sender.send(`http://127.0.0.1:${await deadPort()}/`, '{}', {});
   t.match(refused, { delivered: false, error: /^ECONNREFUSED/ });
   t.equal(refused.status_code, undefined);
   const bad = await sender.send('ftp://example.com/x', '{}', {});
   t.match(bad, { delivered: false, error: /bad URL: unsupported protocol ftp:/, duration_ms: 0 });
+  t.equal(bad.headers, undefined, 'no request, no headers');
   t.match(await sender.send('not a url', '{}', {}), { delivered: false, error: /^bad URL/ });
 });
 

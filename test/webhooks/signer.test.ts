@@ -45,8 +45,8 @@ t.test('a timestamp off the wall clock is refused by verifiers: why signatures u
   t.throws(() => new Webhook('k', { format: 'raw' }).verify(body, h), /too old/);
 });
 
-t.test('the verification snippet of the README works on a signed request', async (t) => {
-  // Same code as /work/notes/readme-webhooks.md, so the documentation cannot drift from the signer.
+t.test('the verification snippet of docs/webhooks.md works on a signed request', async (t) => {
+  // Same code as docs/webhooks.md (Signatures), so the documentation cannot drift from the signer.
   const verifyStandard = (secret: string, rawBody: string, headers: Record<string, string>) => {
     const key = secret.startsWith('whsec_') ? secret : `whsec_${Buffer.from(secret).toString('base64')}`;
     return new Webhook(key).verify(rawBody, headers);

@@ -1,0 +1,53 @@
+// A noisy neighbour on a shared sandbox: application "quiet" reads the catalog at a steady 100
+// req/s (two connections) while application "noisy" sends as fast as 50 connections allow. The
+// quiet application's p99 alone, then beside the noisy one: with the default --rate-limit (100 per
+// second per application) and without a limit. Run alone: `npm run build && node bench/run.js tenants`.
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { freePort, root, startProcess, stop } from './lib.js';
+
+const cli = join(root, 'dist/bin/mock-server.js');
+const PATHS = ['/api/v3/activities?limit=20', '/api/v3/cities?limit=10', '/api/v3/currencies'];
+
+function cannon(base, application, opts) {
+  let i = 0;
+  return new Promise((resolve, reject) => {
+    autocannon(
+      { url: base, duration: opts.duration, connections: opts.connections, overallRate: opts.rate, headers: { 'x-service-application': application }, requests: [{ setupRequest: (req) => ({ ...req, path: PATHS[i++ % PATHS.length] }) }] },
+      (err, r) => (err ? reject(err) : resolve({ rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts })),
+    );
+  });
+}
+
+const quiet = (base, duration) => cannon(base, 'quiet', { duration, connections: 2, rate: 50 });
+const noisy = (base, duration) => cannon(base, 'noisy', { duration, connections: 50 });
+
+async function neighbours(rateLimit, duration) {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const { child } = await startProcess(cli, ['--port', String(port), '--db', 'memory', '--log-level', 'warn', '--shared', '--admin-token', 'bench', '--rate-limit', String(rateLimit)], `${base}/__admin/health`);
+  try {
+    await quiet(base, 2); // warm-up
+    const alone = await quiet(base, duration);
+    const [beside, loud] = await Promise.all([quiet(base, duration), noisy(base, duration)]);
+    return { alone, beside, loud };
+  } finally {
+    await stop(child);
+  }
+}
+
+export async function run({ duration }) {
+  const out = {};
+  for (const limit of [100, 0]) {
+    const { alone, beside, loud } = await neighbours(limit, duration);
+    out[`rate limit ${limit === 0 ? 'off' : `${limit}/s`}`] = {
+      'quiet p99 alone ms': alone.p99,
+      'quiet p99 beside noisy ms': beside.p99,
+      'ratio': beside.p99 / Math.max(alone.p99, 1),
+      'quiet non-2xx': beside.non2xx,
+      'noisy req/s': loud.rps,
+      'noisy 2xx/s': loud.rps - loud.non2xx / duration,
+    };
+  }
+  return out;
+}

@@ -1,0 +1,33 @@
+// A shared sandbox's request rate per application (--shared --rate-limit): past the limit an
+// application gets 429 {code, message} with Retry-After; other applications are not affected.
+import t from 'tap';
+import { buildTestApp } from '../helper.js';
+
+t.test('past its rate an application gets 429 with Retry-After, and another application does not', async (t) => {
+  const app = await buildTestApp({ config: { shared: true, adminToken: 'x', rateLimit: 5 } });
+  t.teardown(() => app.close());
+  const get = (application: string) => app.inject({ url: '/api/v3/currencies', headers: { 'x-service-application': application } });
+  for (let i = 0; i < 5; i++) {
+    const ok = await get('noisy');
+    t.equal(ok.statusCode, 200);
+    t.notOk(ok.headers['x-ratelimit-limit'], 'within the limit: no extra headers, as the real API');
+  }
+  const asked = Date.now();
+  const refused = await get('noisy');
+  t.equal(refused.statusCode, 429);
+  t.ok(Date.now() - asked >= 200, `the refusal is held until the window opens again, so that a client retrying at once cannot flood (${Date.now() - asked} ms)`);
+  t.same(Object.keys(refused.json()).sort(), ['code', 'message']);
+  t.match(refused.json().message, /Application "noisy" sent more than 5 requests in a second.*retry after 1 s/);
+  t.equal(refused.headers['retry-after'], '1');
+  t.equal((await get('quiet')).statusCode, 200, 'another application still gets its answers');
+  await new Promise((r) => setTimeout(r, 200));
+  t.equal((await get('noisy')).statusCode, 200, 'a second later it is served again');
+});
+
+t.test('no limit outside shared mode, or with --rate-limit 0', async (t) => {
+  for (const config of [{ rateLimit: 1 }, { shared: true, adminToken: 'x', rateLimit: 0 }]) {
+    const app = await buildTestApp({ config });
+    for (let i = 0; i < 5; i++) t.equal((await app.inject({ url: '/api/v3/currencies', headers: { 'x-service-application': 'a' } })).statusCode, 200);
+    await app.close();
+  }
+});
