@@ -213,6 +213,30 @@ t.test('server state: written on one instance, seen by the others at their next 
   t.same(a.server(), { clock_offset_ms: 86_400_000, webhook_default: { url: 'http://127.0.0.1:9/', secret: null } }, 'updateServer starts from the database');
 });
 
+t.test("settings changed on one instance reach the others without a sync: an application's clock, the server state", async (t) => {
+  const url = await fresh();
+  const a = await open(t, url);
+  const b = await open(t, url);
+  await a.update('x', (tn) => void (tn.carts.c = { uuid: 'c' }));
+  await b.sync!('x');
+  const changes: number[] = [];
+  b.onServerChange!((s) => changes.push(s.clock_offset_ms));
+  // The catalog reads an application's clock offset without asking the database: it hears of it.
+  await a.update('x', (tn) => void (tn.clock_offset_ms = 3_600_000));
+  t.ok(await eventually(() => b.tenant('x').clock_offset_ms === 3_600_000), "the application's clock");
+  await a.update('fresh', (tn) => void (tn.clock_offset_ms = 60_000));
+  t.ok(await eventually(() => b.tenant('fresh').clock_offset_ms === 60_000), 'also of an application it had not seen');
+  await a.updateServer((s) => void (s.clock_offset_ms = 1000));
+  t.ok(await eventually(() => b.server().clock_offset_ms === 1000), 'the server state');
+  t.same(changes, [1000]);
+  // Entries are not announced: the hot path of writes sends no NOTIFY; a sync finds them.
+  await a.update('x', (tn) => void (tn.carts.d = { uuid: 'd' }));
+  await new Promise((r) => setTimeout(r, 200));
+  t.equal(b.tenant('x').carts.d, undefined);
+  await b.sync!('x');
+  t.ok(b.tenant('x').carts.d);
+});
+
 t.test('writes to one application from two instances are serialized: none is lost', async (t) => {
   const url = await fresh();
   const a = await open(t, url);

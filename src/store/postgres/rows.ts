@@ -81,7 +81,7 @@ export function mergeOps(app: string, tenant: Tenant, lists: Op[][]): Op[] {
   return out;
 }
 
-const COLLECTIONS = new Set(Object.entries(emptyTenant()).filter(([, v]) => v !== null).map(([k]) => k));
+const COLLECTIONS = new Set(Object.entries(emptyTenant()).filter(([, v]) => v !== null && typeof v === 'object').map(([k]) => k));
 
 /** Sets a key of a dictionary; a "__proto__" key stays data. */
 function set(target: Record<string, unknown>, key: string, value: unknown): void {

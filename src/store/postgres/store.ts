@@ -6,7 +6,7 @@ import { TenantCache, versionsOf } from './cache.js';
 import { Chains } from './chains.js';
 import type { Db } from './db.js';
 import { redactUrl } from './errors.js';
-import { Resets } from './resets.js';
+import { Notices } from './notices.js';
 import { mergeOps, toWrites } from './rows.js';
 import type { Op } from '../changes.js';
 import { SQL } from './sql.js';
@@ -36,7 +36,7 @@ export class PostgresStore implements Store {
   readonly stats: StoreStats = { writes: 0, flushes: 0, compactions: 0 };
   readonly #chains = new Chains();
   readonly #cache: TenantCache;
-  readonly #resets: Resets;
+  readonly #notices: Notices;
   readonly #serverListeners: Array<(s: Readonly<ServerState>) => void> = [];
   readonly #writesSincePrune = new Map<string, number>();
   #server: ServerState;
@@ -50,8 +50,8 @@ export class PostgresStore implements Store {
     private readonly onClose: () => Promise<void>,
   ) {
     this.location = redactUrl(url);
-    this.#cache = new TenantCache(db, (app) => this.#resets.tell(app));
-    this.#resets = new Resets(db, this.#cache, this.#chains);
+    this.#cache = new TenantCache(db, (app) => this.#notices.tell(app));
+    this.#notices = new Notices(db, this.#cache, this.#chains, (app) => void (app === null ? this.#serverAt(Infinity) : this.sync(app)).catch(() => undefined));
     this.#server = server.doc;
     this.#serverVersion = server.version;
   }
@@ -69,7 +69,7 @@ export class PostgresStore implements Store {
   }
 
   onReset(listener: (application: string | null) => void): void {
-    this.#resets.on(listener);
+    this.#notices.on(listener);
   }
 
   onServerChange(listener: (server: Readonly<ServerState>) => void): void {
@@ -78,12 +78,12 @@ export class PostgresStore implements Store {
 
   /** A notification from the LISTEN connection (another instance's reset). */
   heard(payload: string): void {
-    if (!this.#closed) this.#resets.heard(payload);
+    if (!this.#closed) this.#notices.heard(payload);
   }
 
   /** After the LISTEN connection was down: finds the resets whose notifications were missed. */
   missedNotifications(): Promise<void> {
-    return this.#resets.check();
+    return this.#notices.check();
   }
 
   sync(application: string): Promise<void> {
@@ -172,6 +172,7 @@ export class PostgresStore implements Store {
       cached.version = next;
       this.stats.writes += ran.filter((r) => r.ops.length > 0).length;
       this.stats.flushes++;
+      if (writes.fields.includes('')) this.#notices.changed(app);
       for (const r of ran) r.item.resolve(r.result);
     } catch (e) {
       // Those whose function threw are settled already: a second reject does nothing.
@@ -207,6 +208,7 @@ export class PostgresStore implements Store {
           this.#server = changed;
           this.#serverVersion = Number(next);
         }
+        this.#notices.changed(null);
       } finally {
         client.release(tx.broken || undefined);
       }
@@ -215,7 +217,7 @@ export class PostgresStore implements Store {
 
   async reset(application?: string): Promise<void> {
     if (this.#closed) throw new Error('store is closed');
-    await (application === undefined ? this.#resets.resetAll() : this.#resets.reset(application));
+    await (application === undefined ? this.#notices.resetAll() : this.#notices.reset(application));
     this.stats.writes++;
   }
 
@@ -234,9 +236,9 @@ export class PostgresStore implements Store {
     await this.onClose();
   }
 
-  /** Takes the server state when the database has a newer one (written by another instance), and tells. */
+  /** Takes the server state when the database has a newer one (written by another instance), and tells. Infinity: look. */
   async #serverAt(version: number): Promise<void> {
-    if (version <= this.#serverVersion) return;
+    if (version <= this.#serverVersion || this.#closed) return;
     const r = (await this.db.query(SQL.server, [])).rows[0];
     if (!r || Number(r.version) <= this.#serverVersion) return;
     this.#server = r.doc;

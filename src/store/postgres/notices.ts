@@ -9,11 +9,15 @@ import { SQL } from './sql.js';
 const MAX_NAME = 2000;
 
 /**
- * Resets, and how the other instances learn of them: a NOTIFY on mock_changes with the reset's
- * version (a tenant written again after it, born later, is kept), and, for notifications missed
- * while the LISTEN connection was down, the `born` of each cached tenant checked again.
+ * What the other instances hear of, by NOTIFY on mock_changes (never inside a write's transaction:
+ * PostgreSQL serializes the commits of every notifying transaction of the cluster on one lock):
+ * - resets, with the reset's version (a tenant written again after it, born later, is kept); one
+ *   missed while the LISTEN connection was down is found by the `born` of each cached tenant;
+ * - settings: a tenant field replaced whole (an application's clock offset, its webhook receiver)
+ *   or the server state. The catalog reads the clock offsets without asking the database, so the
+ *   other instances catch up when they hear of the change, a few milliseconds after it.
  */
-export class Resets {
+export class Notices {
   readonly #listeners: Array<(app: string | null) => void> = [];
   /** Tells this instance's notifications from the others'. */
   readonly #id = randomUUID();
@@ -22,6 +26,8 @@ export class Resets {
     private readonly db: Db,
     private readonly cache: TenantCache,
     private readonly chains: Chains,
+    /** Another instance changed an application's settings (null: the server state). */
+    private readonly onChanged: (app: string | null) => void,
   ) {}
 
   on(listener: (app: string | null) => void): void {
@@ -52,9 +58,16 @@ export class Resets {
     this.tell(null);
   }
 
+  /** Tells the other instances that an application's settings (null: the server state) changed; best effort. */
+  changed(app: string | null): void {
+    if (app !== null && app.length > MAX_NAME) return;
+    const payload = JSON.stringify(app === null ? { i: this.#id, s: true } : { i: this.#id, c: app });
+    void this.db.query('select pg_notify($1, $2)', [CHANNEL, payload]).catch(() => undefined);
+  }
+
   /** A notification from the LISTEN connection. */
   heard(payload: string): void {
-    let m: { i?: string; r?: string; all?: boolean; check?: boolean; v?: number };
+    let m: { i?: string; r?: string; c?: string; s?: boolean; all?: boolean; check?: boolean; v?: number };
     try {
       m = JSON.parse(payload);
     } catch {
@@ -63,7 +76,9 @@ export class Resets {
     if (m.i === this.#id) return;
     const v = Number(m.v);
     const app = m.r;
-    if (m.all) void this.#allSeen(v).catch(() => undefined);
+    if (typeof m.c === 'string') this.onChanged(m.c);
+    else if (m.s) this.onChanged(null);
+    else if (m.all) void this.#allSeen(v).catch(() => undefined);
     else if (typeof app === 'string') void this.chains.run(app, async () => this.#seen(app, v)).catch(() => undefined);
     else if (m.check) void this.check().catch(() => undefined);
   }
