@@ -30,6 +30,7 @@ import authRoutes, { clientsPlugin } from './auth/index.js';
 import webhooksPlugin, { type WebhooksPluginOptions } from './webhooks/index.js';
 import scenariosPlugin from './scenarios/index.js';
 import { VERSION } from './version.js';
+import { syncAllHook, syncApplicationHook } from './http/state-sync.js';
 
 /** Everything the app needs from outside; tests pass a fixed clock and a small catalog. */
 export interface AppDeps {
@@ -122,6 +123,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   installJsonBodyParser(app);
   await app.register(storePlugin, { store: deps.store ?? (await createStore('memory')) });
+  // A clock moved on another instance sharing the store moves this one's.
+  app.store.onServerChange?.((s) => {
+    const by = s.clock_offset_ms - clock.offset();
+    if (by !== 0) clock.advance(by);
+  });
   await app.register(clientsPlugin);
   await app.register(orderItems);
   await app.register(scenariosPlugin);
@@ -162,7 +168,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(reportPlugin, { basePath: config.basePath, headerPrefix: config.headerPrefix, enabled: config.report !== 'off' });
   await app.register(faults);
   await app.register(adminRoutes, { prefix: '/__admin' });
-  await app.register(voucherViewRoutes);
+  await app.register(async (vouchers) => {
+    // The voucher page finds its item in any application.
+    const sync = syncAllHook(app.store);
+    if (sync) vouchers.addHook('onRequest', sync);
+    await vouchers.register(voucherViewRoutes);
+  });
   await app.register(
     async (api) => {
       api.addHook('onRoute', markDeprecatedRoutes);
@@ -173,6 +184,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       });
       if (config.shared && config.rateLimit > 0) await api.register(applicationLimits, { perSecond: config.rateLimit });
       await api.register(faultHook, { basePath: config.basePath });
+      // Between the headers (which name the application) and auth (whose token check reads its state).
+      const sync = syncApplicationHook(app.store);
+      if (sync) api.addHook('onRequest', sync);
       await api.register(authRoutes);
       await api.register(activityBodies);
       await api.register(catalogRoutes);

@@ -20,7 +20,7 @@ export interface Config {
   fixtures: string | null;
   /** Extra scenario directory, or null. */
   scenarios: string | null;
-  /** lowdb JSON file for mutable state, or 'memory'. */
+  /** lowdb JSON file for mutable state, 'memory', or a postgres:// URL (several instances share it). */
   db: string;
   webhookUrl: string | null;
   webhookSecret: string | null;
@@ -94,7 +94,7 @@ export const OPTIONS: readonly Option[] = [
   { key: 'catalogSize', flag: 'catalog-size', arg: 'N', env: ['MOCK_SERVER_CATALOG_SIZE'], kind: 'int', min: 0, max: 100000, help: 'generated activities, added to the fixture ones' },
   { key: 'fixtures', flag: 'fixtures', arg: 'DIR', env: ['MOCK_SERVER_FIXTURES'], kind: 'string', nullable: true, help: 'directory of fixture files merged over the built-in fixtures/' },
   { key: 'scenarios', flag: 'scenarios', arg: 'DIR', env: ['MOCK_SERVER_SCENARIOS'], kind: 'string', nullable: true, help: 'directory of scenario files added to the built-in scenarios/' },
-  { key: 'db', flag: 'db', arg: 'FILE', env: ['MOCK_SERVER_DB'], kind: 'string', help: "state file (lowdb JSON), or 'memory'" },
+  { key: 'db', flag: 'db', arg: 'FILE', env: ['MOCK_SERVER_DB'], kind: 'string', help: "state file (lowdb JSON), 'memory', or postgres://user:pass@host:port/db (PostgreSQL, shared by instances)" },
   { key: 'webhookUrl', flag: 'webhook-url', arg: 'URL', env: ['MOCK_SERVER_WEBHOOK_URL'], kind: 'url', nullable: true, help: 'where Update order item webhooks go' },
   { key: 'webhookSecret', flag: 'webhook-secret', arg: 'S', env: ['MOCK_SERVER_WEBHOOK_SECRET'], kind: 'string', nullable: true, help: 'signs webhooks' },
   { key: 'headerPrefix', flag: 'header-prefix', arg: 'P', env: ['MOCK_SERVER_HEADER_PREFIX'], kind: 'string', help: 'vendor header prefix (X-Acme- reads X-Acme-Application, ...)' },

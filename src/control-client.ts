@@ -11,12 +11,21 @@ export type OrderItemStatus = 'PENDING' | 'OK' | 'KO' | 'CANCELLATION_ERROR' | '
 
 /** GET /__admin/health */
 export interface HealthAnswer {
-  status: 'ok';
+  /** 'unavailable' (with status 503) when the PostgreSQL store's database does not answer. */
+  status: 'ok' | 'unavailable';
   version: string;
   seed: number;
   uptime_s: number;
-  /** State file counters. */
-  store: { writes: number; flushes: number; compactions: number };
+  /** Which store runs, and its counters (for PostgreSQL, flushes are commits). */
+  store: {
+    kind: 'file' | 'memory' | 'postgres';
+    writes: number;
+    flushes: number;
+    compactions: number;
+    /** PostgreSQL only: the database URL without its password, and whether it answered. */
+    location?: string;
+    database?: 'up' | 'down';
+  };
 }
 
 /** POST /__admin/clock: the server time after the move. */

@@ -31,7 +31,7 @@ export interface MockServerConfig {
   fixtures: string | null;
   /** --scenarios: a directory of scenario files added to the built-in ones, or null. */
   scenarios: string | null;
-  /** --db: the state file (lowdb JSON), or 'memory'. */
+  /** --db: the state file (lowdb JSON), 'memory', or a postgres:// URL (PostgreSQL, shared by instances). */
   db: string;
   /** --webhook-url: where Update order item webhooks go, or null. */
   webhookUrl: string | null;

@@ -49,7 +49,8 @@ export async function startServer(config: Config, print: (line: string) => void 
     `  Swagger UI    ${origin}/docs`,
     `  dashboard     ${origin}/__admin/ui`,
     `  control API   ${origin}/__admin${config.adminToken ? ' (token required)' : isLoopbackHost(config.host) ? '' : ' (OPEN to anyone who can reach this address: set --admin-token)'}`,
-    `  state file    ${config.db}`,
+    // Never the URL as given: it may hold the database password.
+    store.kind === 'postgres' ? `  store         PostgreSQL ${store.location}` : `  state file    ${config.db}`,
     `  seed          ${config.seed} (${catalog.activities.length} activities)`,
     config.shared
       ? `  mode          shared: no sandbox-client; partners log in with clients registered by POST /__admin/clients`

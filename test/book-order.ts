@@ -38,6 +38,16 @@ export function overInject(app: FastifyInstance, application: string): PartnerCa
   });
 }
 
+/** Partner calls through several apps' inject() in turn (instances sharing one store): call n goes to app n mod count. */
+export function overInjectInTurn(apps: FastifyInstance[], application: string): PartnerCall {
+  let n = 0;
+  return partner(application, async (method, path, headers, body) => {
+    const app = apps[n++ % apps.length] as FastifyInstance;
+    const res = await app.inject({ method, url: `/api/v3${path}`, headers, ...(body === undefined ? {} : { payload: body }) });
+    return { status: res.statusCode, text: res.body };
+  });
+}
+
 /**
  * Logs in (the token then goes with every later call), and books and pays one ticket of `activity`
  * on 2026-01-20 as a careful client does (the customer schema read before the customer, the order

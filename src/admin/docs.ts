@@ -43,7 +43,8 @@ const TAG_OF_SEGMENT: Record<string, string> = { 'order-items': 'orders' };
 /** GET /__admin/health is registered in admin/index.ts, which only registers: its words live here. */
 const HEALTH = {
   summary: 'Server health',
-  description: 'Version, seed, uptime and store counters. Open even with --admin-token, for container health checks and load balancers.',
+  description:
+    'Version, seed, uptime, which store runs (file, memory or postgres) with its counters, and for PostgreSQL whether the database answers: 503 when it does not, so that a load balancer stops sending traffic here. Open even with --admin-token, for container health checks and load balancers.',
 };
 
 /** Where app.ts registers the control API. */

@@ -8,6 +8,8 @@ import dashboardRoutes from './dashboard.js';
 import faultRoutes from './faults.js';
 import orderAdminRoutes from './orders.js';
 import { VERSION } from '../version.js';
+import { storeKind } from '../store/index.js';
+import { syncAllHook } from '../http/state-sync.js';
 import clockRoutes from './clock.js';
 import clientRoutes from './clients.js';
 import resetRoutes from './reset.js';
@@ -38,14 +40,23 @@ function requireAdminToken(token: string, prefix: string) {
 /** The /__admin control plane: untagged, so it stays out of the partner docs. */
 export default async function adminRoutes(app: FastifyInstance) {
   if (app.config.adminToken) app.addHook('onRequest', requireAdminToken(app.config.adminToken, app.prefix));
-  app.get('/health', async () => ({
-    status: 'ok',
-    version: VERSION,
-    seed: app.config.seed,
-    uptime_s: Math.round((Date.now() - app.startedAt) / 1000),
-    // Counters for watching the state file at work (benchmarks, a long-running sandbox).
-    store: { ...app.store.stats },
-  }));
+  // A store shared by several instances: every view here may span applications (after the token check).
+  const stateless = (route: string) => route === `${app.prefix}/health` || route === `${app.prefix}/ui` || route.startsWith(`${app.prefix}/ui/`);
+  const sync = syncAllHook(app.store, (request) => stateless(request.routeOptions.url ?? ''));
+  if (sync) app.addHook('onRequest', sync);
+  app.get('/health', async (_request, reply) => {
+    // A database that does not answer makes the instance unhealthy: a load balancer stops sending it traffic.
+    const database = app.store.ping ? await app.store.ping().then(() => 'up' as const, () => 'down' as const) : undefined;
+    if (database === 'down') reply.code(503);
+    return {
+      status: database === 'down' ? 'unavailable' : 'ok',
+      version: VERSION,
+      seed: app.config.seed,
+      uptime_s: Math.round((Date.now() - app.startedAt) / 1000),
+      // Which store, and counters for watching it at work (benchmarks, a long-running sandbox).
+      store: { kind: storeKind(app.store), ...app.store.stats, ...(database ? { location: app.store.location, database } : {}) },
+    };
+  });
   await app.register(clockRoutes);
   await app.register(resetRoutes);
   await app.register(webhookAdminRoutes);

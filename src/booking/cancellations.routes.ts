@@ -71,6 +71,8 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
       const deliveries = await app.store.update(application, (t) => {
         const o = t.orders[order.uuid] as unknown as Order;
         const x = itemOf(o, item.uuid);
+        // Checked again under the application's lock: an item cancelled twice at once is cancelled once.
+        if (x.status !== 'OK') throw errors.notCancellable(x.uuid, x.status);
         x.cancellation_reason = request.body.cancellation_reason;
         x.cancellation_additional_info = request.body.cancellation_additional_info ?? null;
         // A scenario attached to the cancellation (e.g. cancel-error@example.com) scripts what follows;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { clip, errors } from '../http/errors.js';
-import { sweepDue, type CartRecord } from '../store/index.js';
+import { sweepDue, type CartRecord, type Tenant } from '../store/index.js';
 import { addDuration, parseDuration } from '../time/duration.js';
 import { cartView, checkItem, MAX_ITEMS, type ItemInput } from './carts.js';
 import { CartItemSchema, CartSchema, OrderInfoSchema } from './carts.schemas.js';
@@ -44,12 +44,24 @@ export function assertOpen(cart: Cart): void {
   if (cart.order_uuid) throw errors.cartLocked();
 }
 
+/**
+ * The cart inside a store.update(), checked again: on a store shared by instances the function runs
+ * later, under the application's lock, and another request may have deleted or ordered the cart since
+ * the route's own check.
+ */
+export function openCartIn(t: Tenant, uuid: string): Cart {
+  const cart = t.carts[uuid] as unknown as Cart | undefined;
+  if (!cart) throw errors.notFound(`Cart ${clip(uuid)} does not exist`);
+  assertOpen(cart);
+  return cart;
+}
+
 export default async function cartsRoutes(app: FastifyInstance) {
   const tags = ['carts'];
   const now = (request: FastifyRequest) => app.now(request.service.application).toISOString();
   const save = (request: FastifyRequest, uuid: string, change: (cart: Cart) => void) =>
     app.store.update(request.service.application, (t) => {
-      const cart = t.carts[uuid] as unknown as Cart;
+      const cart = openCartIn(t, uuid);
       change(cart);
       cart.updated_at = now(request);
       return cart;

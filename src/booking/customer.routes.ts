@@ -4,7 +4,7 @@ import { formSchema, participantsSchema } from '../catalog/forms.js';
 import { tr } from '../catalog/text.js';
 import { clip, errors } from '../http/errors.js';
 import type { Text } from '../seed/types.js';
-import { assertOpen, cartOf } from './carts.routes.js';
+import { assertOpen, cartOf, openCartIn } from './carts.routes.js';
 import { resolve } from './carts.js';
 import { passengerInfo, validateForm } from './forms.js';
 import { CartCustomerSchema, CheckoutFormSchema, FormJsonSchema, ParticipantSchema } from './carts.schemas.js';
@@ -120,7 +120,7 @@ export default async function customerRoutes(app: FastifyInstance) {
       validateForm(customerSchema(app, cart, lang(request)), request.body, 'customer');
       const { extra_customer_data, ...lead } = request.body;
       const saved = await app.store.update(request.service.application, (t) => {
-        const c = t.carts[cart.uuid] as unknown as Cart;
+        const c = openCartIn(t, cart.uuid);
         c.customer = lead as CustomerData;
         c.extra_customer_data = (extra_customer_data as Cart['extra_customer_data'] | undefined) ?? {};
         c.updated_at = app.now(request.service.application).toISOString();
@@ -158,7 +158,7 @@ export default async function customerRoutes(app: FastifyInstance) {
       const list = Array.isArray(body) ? body : body?.participants;
       validateForm(participantsSchema(fields, lang(request), item.quantity), { participants: list }, 'participants');
       await app.store.update(request.service.application, (t) => {
-        const c = t.carts[cart.uuid] as unknown as Cart;
+        const c = openCartIn(t, cart.uuid);
         c.items = c.items.map((x) => (x.uuid === item.uuid ? { ...x, participants: list as Record<string, unknown>[] } : x));
       });
       return (list as Record<string, unknown>[]).map(passengerInfo);

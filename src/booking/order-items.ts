@@ -20,7 +20,9 @@ declare module 'fastify' {
  * Item uuid to order uuid, per application. A scan of every order cost each control-API move about
  * a millisecond with 3,000 orders, and grew with every order booked. Built from the state on the
  * first lookup in an application, extended as orders are created, dropped when the application is
- * reset; a hit is read back from the state, so a stale entry can never answer for a gone order.
+ * reset; a hit is read back from the state, so a stale entry can never answer for a gone order. A
+ * miss in an application whose order count changed unseen (orders written by another instance sharing
+ * the store) builds its index again.
  */
 export class OrderItemIndex {
   readonly #byApp = new Map<string, Map<string, string>>();
@@ -38,12 +40,26 @@ export class OrderItemIndex {
   /** The item and its order, in one application or (none given) in any. */
   find(itemUuid: string, application?: string): LocatedItem | null {
     for (const app of application === undefined ? this.store.applications() : [application]) {
-      const orderUuid = this.#index(app).get(itemUuid);
+      let orderUuid = this.#index(app).get(itemUuid);
+      if (orderUuid === undefined && this.#stale(app)) {
+        this.#byApp.delete(app);
+        orderUuid = this.#index(app).get(itemUuid);
+      }
       const order = orderUuid === undefined ? undefined : (this.store.tenant(app).orders[orderUuid] as unknown as Order | undefined);
       const item = order?.items.find((x) => x.uuid === itemUuid);
       if (order && item) return { application: app, order, item };
     }
     return null;
+  }
+
+  /** Whether the application holds orders its index has not seen (its index counts the orders it holds). */
+  #stale(application: string): boolean {
+    const index = this.#byApp.get(application);
+    return index !== undefined && Object.keys(this.store.tenant(application).orders).length !== this.#orders(index);
+  }
+
+  #orders(index: Map<string, string>): number {
+    return new Set(index.values()).size;
   }
 
   #index(application: string): Map<string, string> {

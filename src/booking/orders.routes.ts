@@ -6,7 +6,7 @@ import { toPrice } from '../catalog/money.js';
 import { clip, errors } from '../http/errors.js';
 import { compareVersions } from '../http/service-headers.js';
 import type { OrderRecord } from '../store/index.js';
-import { cartOf } from './carts.routes.js';
+import { cartOf, openCartIn } from './carts.routes.js';
 import { orderOf } from './order-lookup.js';
 import { passengerInfo } from './forms.js';
 import { cartView, resolve } from './carts.js';
@@ -117,6 +117,8 @@ export default async function ordersRoutes(app: FastifyInstance) {
     const at = app.now(request.service.application).toISOString();
     const extra = body.extra_data === undefined ? null : typeof body.extra_data === 'string' ? body.extra_data : JSON.stringify(body.extra_data);
     const order = await app.store.update(request.service.application, (t) => {
+      // Checked again under the application's lock: the same cart ordered twice at once makes one order.
+      openCartIn(t, cart.uuid);
       const id = (t.counters.order ?? 4000000) + 1;
       t.counters.order = id;
       const items: OrderItem[] = cart.items.map((x, i) => {
@@ -163,6 +165,8 @@ export default async function ordersRoutes(app: FastifyInstance) {
     const application = request.service.application;
     const [saved, deliveries] = await app.store.update(application, (t) => {
       const o = t.orders[order.uuid] as unknown as Order;
+      // Checked again under the application's lock: an order paid twice at once is paid once.
+      if (o.paid) throw errors.alreadyPaid(o.uuid);
       o.paid = true;
       o.updated_at = app.now(application).toISOString();
       // A scenario attached to an item (e.g. lead booker ko@example.com) replaces the defaults of

@@ -71,6 +71,7 @@ export default async function activityInfoRoutes(app: FastifyInstance) {
   app.get<P>(
     '/activities/:activityUuid/destinations',
     {
+      config: { readsState: true },
       schema: {
         tags, summary: 'Cities of the activity; default marks the one shown in activity endpoints', params: Params,
         response: { 200: Type.Array(Type.Intersect([CitySchema, Type.Object({ default: Type.Boolean() })])) },
@@ -99,7 +100,7 @@ export default async function activityInfoRoutes(app: FastifyInstance) {
 
   app.put<DP>(
     '/activities/:activityUuid/destinations/:destinationUuid',
-    { schema: { tags, summary: 'Add a destination city (kept per application)', params: DestinationParams } },
+    { config: { readsState: true }, schema: { tags, summary: 'Add a destination city (kept per application)', params: DestinationParams } },
     async (request, reply) => {
       const a = findActivity(app, request.params.activityUuid);
       const city = cityOf(request.params.destinationUuid);
@@ -114,7 +115,7 @@ export default async function activityInfoRoutes(app: FastifyInstance) {
 
   app.delete<DP>(
     '/activities/:activityUuid/destinations/:destinationUuid',
-    { schema: { tags, summary: 'Remove a destination city (kept per application)', params: DestinationParams } },
+    { config: { readsState: true }, schema: { tags, summary: 'Remove a destination city (kept per application)', params: DestinationParams } },
     async (request, reply) => {
       const a = findActivity(app, request.params.activityUuid);
       const city = cityOf(request.params.destinationUuid);

@@ -30,6 +30,7 @@ export function toApiError(err: FastifyError | ApiError | Error, request?: Fasti
   if (err instanceof ApiError) return err;
   // The store's StoreWriteError (named, not imported: the store knows nothing of HTTP).
   if (err.name === 'StoreWriteError') return errors.notStored(err.message);
+  if (err.name === 'StoreUnavailableError') return errors.databaseUnavailable(err.message);
   const fe = err as FastifyError & { validationContext?: string; validation?: ValidationItem[] };
   if (fe.validation) return errors.validation(validationMessage(fe.validationContext, fe.validation));
   switch (fe.code) {

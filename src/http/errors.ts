@@ -153,6 +153,8 @@ export const errors = {
   receiverUnreachable: (message: string) => new ApiError(502, '0', message),
     /** 503: the state file did not take the write, so it was not acknowledged (the message says why). */
   notStored: (message: string) => new ApiError(503, '0', message),
+    /** 503: the shared database (PostgreSQL store) did not answer or did not take the change; nothing was acknowledged. */
+  databaseUnavailable: (message: string) => new ApiError(503, '0', message, { 'retry-after': '1' }),
     /** 503: a request that arrived while the server shuts down (Fastify's own answer had no code). */
   closing: () => new ApiError(503, '0', 'The server is shutting down: send the request again once it is back'),
     /** 500: anything unexpected; the message never carries internals. */

@@ -407,6 +407,21 @@ export class WebhookDispatcher {
     }
     for (const [application, list] of byApp) {
       const logged: Array<[Finished, Delivery]> = [];
+      let settled = false;
+      // Once the outcomes are in the state (in memory): log them and free their items. A store shared
+      // by instances runs the function later (under the application's lock); if the write fails
+      // before it ran, the items are freed all the same, and the attempt is made again.
+      const settle = () => {
+        if (settled) return;
+        settled = true;
+        for (const [f, next] of logged) {
+          if (!f.attempt) continue;
+          if (this.opts.logger) logAttempt(this.opts.logger, f.d, f.attempt, f.receiver, next);
+          for (const o of this.#observers) o(f.d, f.attempt, next);
+        }
+        for (const f of list) this.#inFlight.delete(f.d.id);
+        this.#queueTick();
+      };
       this.opts.store
         .update(application, (t) => {
           for (const f of list) {
@@ -416,16 +431,15 @@ export class WebhookDispatcher {
             t.deliveries[f.d.id] = next as unknown as Tenant['deliveries'][string];
             logged.push([f, next]);
           }
+          settle();
         })
-        .catch((err: unknown) => this.opts.logger?.warn({ err, deliveries: list.map((f) => f.d.id) }, 'webhook delivery state not saved'));
-      // store.update ran the function already: the outcomes are known (and in memory) now.
-      for (const [f, next] of logged) {
-        if (!f.attempt) continue;
-        if (this.opts.logger) logAttempt(this.opts.logger, f.d, f.attempt, f.receiver, next);
-        for (const o of this.#observers) o(f.d, f.attempt, next);
-      }
+        .catch((err: unknown) => {
+          this.opts.logger?.warn({ err, deliveries: list.map((f) => f.d.id) }, 'webhook delivery state not saved');
+          settle();
+        });
     }
-    for (const { d } of done) this.#inFlight.delete(d.id);
+    const saving = new Set([...byApp.values()].flat().map((f) => f.d.id));
+    for (const { d } of done) if (!saving.has(d.id)) this.#inFlight.delete(d.id);
     this.#queueTick();
   }
 

@@ -1,0 +1,74 @@
+import pg from 'pg';
+import { unavailable } from './errors.js';
+
+/**
+ * The pool, with every driver error turned into the 503 the routes answer (without the password).
+ * For a second after a connection could not be made, the next attempts fail at once: requests queued
+ * behind each other must not each wait out the connection timeout.
+ */
+export class Db {
+  #unreachable: { at: number; error: Error } | null = null;
+
+  constructor(
+    readonly pool: pg.Pool,
+    private readonly url: string,
+  ) {}
+
+  async connect(): Promise<pg.PoolClient> {
+    if (this.#unreachable && Date.now() - this.#unreachable.at < 1000) throw this.#unreachable.error;
+    try {
+      const client = await this.pool.connect();
+      this.#unreachable = null;
+      return client;
+    } catch (e) {
+      const error = unavailable(e, this.url, 'cannot be reached');
+      this.#unreachable = { at: Date.now(), error };
+      throw error;
+    }
+  }
+
+  /** One statement, on `client` (a transaction's) or on a connection of its own. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows as the driver gives them, read field by field
+  async query(sql: string, params: unknown[], client?: pg.PoolClient): Promise<pg.QueryResult<any>> {
+    const c = client ?? (await this.connect());
+    try {
+      const result = await c.query(sql, params);
+      if (!client) c.release();
+      return result;
+    } catch (e) {
+      if (!client) c.release(true);
+      throw this.failed(e, 'did not answer');
+    }
+  }
+
+  /** Several statements in one round trip (no parameters: literals escaped); the connection is dropped on failure. */
+  async simple(sql: string): Promise<void> {
+    const client = await this.connect();
+    try {
+      await client.query(sql);
+      client.release();
+    } catch (e) {
+      client.release(true);
+      throw this.failed(e, 'did not take the change, so it was not acknowledged');
+    }
+  }
+
+  /** Resolves when the database answers within 3 s. */
+  async ping(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(this.failed(new Error('no answer within 3 s'), 'does not answer')), 3000)));
+    try {
+      await Promise.race([this.query('select 1', []), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  failed(err: unknown, what: string): Error {
+    return unavailable(err, this.url, what);
+  }
+
+  literal(s: string): string {
+    return pg.escapeLiteral(s);
+  }
+}

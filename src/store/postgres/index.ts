@@ -1,0 +1,69 @@
+import pg from 'pg';
+import type { StoreOptions } from '../store.js';
+import { Db } from './db.js';
+import { cannotStart, scrub } from './errors.js';
+import { Listener } from './listen.js';
+import { migrate } from './schema.js';
+import { PostgresStore } from './store.js';
+
+export { PostgresStore } from './store.js';
+
+/**
+ * Bounds on every wait, so that a database that is away answers 503 soon rather than hanging a
+ * request: a connection (or a free one from the pool) within 5 s, a statement within 10 s (lock waits
+ * included), and a transaction left idle by a stuck instance loses its locks after 10 s.
+ */
+const LIMITS = {
+  connectionTimeoutMillis: 5000,
+  query_timeout: 10_000,
+  statement_timeout: 10_000,
+  idle_in_transaction_session_timeout: 10_000,
+  keepAlive: true,
+  application_name: 'mock-server',
+} satisfies pg.ClientConfig;
+
+/**
+ * Opens the PostgreSQL store: creates or migrates the tables, listens for other instances' resets and
+ * loads every tenant. A database that cannot be reached or used is a StoreError (one line, exit 2),
+ * whose message never holds the password.
+ */
+export async function createPostgresStore(db: string, opts: StoreOptions = {}): Promise<PostgresStore> {
+  const warn = opts.warn ?? ((m: string) => process.emitWarning(m));
+  const config = { connectionString: db, ...LIMITS };
+  const pool = new pg.Pool({ ...config, max: 10 });
+  // An idle connection whose server went away emits an error; unhandled, it would end the process.
+  let lastWarned = 0;
+  pool.on('error', (err) => {
+    if (Date.now() - lastWarned < 10_000) return;
+    lastWarned = Date.now();
+    warn(`a database connection was lost (${scrub(err.message, db)}); requests get 503 until the database answers again`);
+  });
+  let listener: Listener | null = null;
+  try {
+    const client = await pool.connect();
+    try {
+      await migrate(client);
+    } finally {
+      client.release();
+    }
+    const { rows } = await pool.query('select doc, version from mock_server where id = 1');
+    const onClose = async () => {
+      await listener?.close();
+      await pool.end();
+    };
+    const store = new PostgresStore(new Db(pool, db), db, { doc: rows[0].doc, version: Number(rows[0].version) }, onClose);
+    listener = new Listener({
+      config,
+      onMessage: (payload) => store.heard(payload),
+      onReconnect: () => void store.missedNotifications().catch(() => undefined),
+      warn: (m) => warn(scrub(m, db)),
+    });
+    await listener.start();
+    await store.syncAll();
+    return store;
+  } catch (e) {
+    await listener?.close();
+    await pool.end().catch(() => undefined);
+    throw cannotStart(e, db);
+  }
+}

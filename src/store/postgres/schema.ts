@@ -1,0 +1,66 @@
+import type pg from 'pg';
+import { StoreError } from '../wal.js';
+
+/**
+ * The tables, as numbered migrations: migration i brings the schema to version i + 1. A migration
+ * is only ever added, never edited: a database remembers which ones it ran (mock_schema_version).
+ *
+ * - mock_tenants: one row per application that has state; its lock row (update() holds it FOR
+ *   UPDATE) and its version. Versions come from one sequence, so they only grow, also across a
+ *   reset that deletes the row: `born` (the version its row was created at) tells a cache that the
+ *   application it holds was reset meanwhile. `pruned_version`: tombstones up to it were deleted,
+ *   so a cache older than it reloads the tenant whole; `prune_mark`: where the next prune stops.
+ * - mock_records: the tenant, one row per collection entry (field = collection, key = entry key),
+ *   and one row per tenant field replaced whole (field '' , key = the field's name: no tenant field
+ *   is named ''). value NULL is a tombstone (the entry or field was deleted), kept until pruned so
+ *   that a cache can catch up with `version > cached`. Values are `json`, not `jsonb`: nothing
+ *   queries into them, json is cheaper to write, and it keeps what jsonb refuses (\u0000 in a string).
+ * - mock_server: the server-wide state, one row.
+ */
+const MIGRATIONS: string[] = [
+  `create sequence mock_version;
+   create table mock_tenants (
+     app text primary key,
+     version bigint not null,
+     born bigint not null,
+     pruned_version bigint not null default 0,
+     prune_mark bigint not null default 0
+   );
+   create table mock_records (
+     app text not null,
+     field text not null,
+     key text not null,
+     value json,
+     version bigint not null,
+     primary key (app, field, key)
+   );
+   create index mock_records_app_version on mock_records (app, version);
+   create table mock_server (id int primary key check (id = 1), doc json not null, version bigint not null);
+   insert into mock_server values (1, '{"clock_offset_ms":0}', 0);`,
+];
+
+/** Taken (for the transaction) by every start that looks at the schema: two starts never migrate at once. */
+const MIGRATION_LOCK = 0x6d6f636b; // 'mock'
+
+/** Creates or migrates the tables, in one transaction under an advisory lock. */
+export async function migrate(client: pg.ClientBase): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query('create table if not exists mock_schema_version (version int not null)');
+    const { rows } = await client.query<{ v: number | null }>('select max(version) as v from mock_schema_version');
+    const at = rows[0]?.v ?? 0;
+    if (at > MIGRATIONS.length) {
+      throw new StoreError(`the database's tables are of a newer mock-server (schema version ${at}, this one knows ${MIGRATIONS.length}): upgrade mock-server or use another database`);
+    }
+    for (let i = at; i < MIGRATIONS.length; i++) await client.query(MIGRATIONS[i] as string);
+    if (at < MIGRATIONS.length) {
+      await client.query('delete from mock_schema_version');
+      await client.query('insert into mock_schema_version values ($1)', [MIGRATIONS.length]);
+    }
+    await client.query('COMMIT');
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+}

@@ -1,0 +1,358 @@
+// The PostgreSQL store's contract, against a real PostgreSQL (test/pg/server.ts): what the file
+// store promises (store.test.ts), plus what several instances on one database need.
+import t, { type Test } from 'tap';
+import pg from 'pg';
+import { createStore, StoreError, type Store } from '../../src/store/index.js';
+import { redactUrl, scrub } from '../../src/store/postgres/errors.js';
+import { startPostgres } from '../pg/server.js';
+
+const server = await startPostgres(t);
+let n = 0;
+/** A database of its own for one test. */
+const fresh = () => server.createDatabase(`contract_${++n}`);
+const token = (clientId: string) => ({ clientId, scopes: [], issuedAt: '2026-01-15T10:00:00Z', expiresAt: '2026-01-15T11:00:00Z' });
+
+async function open(t: Test, url: string): Promise<Store> {
+  const s = await createStore(url);
+  t.teardown(() => s.close());
+  return s;
+}
+
+async function query(url: string, sql: string): Promise<pg.QueryResult> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+/** Polls (every 20 ms, at most 5 s) until `check` holds. */
+async function eventually(check: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 250 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
+  return check();
+}
+
+t.test('writes read back from a fresh store on the same database; the location hides the password', async (t) => {
+  const url = await fresh();
+  const a = await open(t, url);
+  t.equal(a.kind, 'postgres');
+  t.notMatch(a.location, new URL(url).password);
+  t.match(a.location, /^postgres:\/\/mock:\*\*\*@127\.0\.0\.1:\d+\/contract_\d+$/);
+  await a.update('app-a', (tn) => {
+    tn.tokens.t1 = token('c1');
+    tn.orders.o1 = { uuid: 'o1', status: 'PENDING' };
+    tn.webhookConfig = { url: 'http://127.0.0.1:9/hook', secret: null };
+    tn.counters.order = 7;
+  });
+  await a.update('app-a', (tn) => {
+    const o = tn.orders.o1;
+    if (o) o.status = 'OK';
+  });
+  const b = await open(t, url);
+  t.same(b.tenant('app-a').tokens.t1, token('c1'));
+  t.equal(b.tenant('app-a').orders.o1?.status, 'OK', 'a nested change of a read record is written');
+  t.same(b.tenant('app-a').webhookConfig, { url: 'http://127.0.0.1:9/hook', secret: null });
+  t.equal(b.tenant('app-a').counters.order, 7);
+  t.same(b.applications(), ['app-a']);
+  t.equal(await a.update('app-a', () => 'result'), 'result', 'update resolves with the function result');
+  t.equal(a.stats.writes, 2, 'an update that changed nothing writes nothing');
+});
+
+t.test('a second instance sees each write at its next sync, deletions and whole fields included', async (t) => {
+  const url = await fresh();
+  const a = await open(t, url);
+  const b = await open(t, url);
+  await a.update('x', (tn) => {
+    tn.carts.c1 = { uuid: 'c1', n: 1 };
+    tn.carts.c2 = { uuid: 'c2' };
+  });
+  t.equal(b.tenant('x').carts.c1, undefined, 'not before a sync');
+  await b.sync!('x');
+  t.same(b.tenant('x').carts.c1, { uuid: 'c1', n: 1 });
+  await b.update('x', (tn) => {
+    (tn.carts.c1 as unknown as { n: number }).n = 2;
+    delete tn.carts.c2;
+    tn.orders = { o: { uuid: 'o' } };
+    delete (tn as unknown as Record<string, unknown>).counters;
+  });
+  await a.sync!('x');
+  t.same(a.tenant('x').carts.c1, { uuid: 'c1', n: 2 });
+  t.equal(a.tenant('x').carts.c2, undefined, 'a deleted key is deleted');
+  t.same(Object.keys(a.tenant('x').orders), ['o'], 'a collection replaced whole');
+  await a.update('x', (tn) => {
+    tn.orders.p = { uuid: 'p' };
+    tn.orders = { q: { uuid: 'q' }, p: { uuid: 'p2' } };
+  });
+  await b.sync!('x');
+  t.same(b.tenant('x').orders, { q: { uuid: 'q' }, p: { uuid: 'p2' } }, 'entries then a whole replacement in one write');
+  const c = await open(t, url);
+  t.same(c.tenant('x').orders, { q: { uuid: 'q' }, p: { uuid: 'p2' } });
+  t.same(c.tenant('x').counters, {}, 'a deleted collection comes back empty');
+  t.equal(Object.getPrototypeOf(c.tenant('x').orders), null, 'collections are dictionaries without a prototype');
+});
+
+t.test('a throwing update leaves no partial state and writes nothing', async (t) => {
+  const url = await fresh();
+  const s = await open(t, url);
+  await s.update('a', (tn) => void (tn.orders.o1 = { uuid: 'o1', n: 1 }));
+  await t.rejects(
+    s.update('a', (tn) => {
+      (tn.orders.o1 as unknown as { n: number }).n = 2;
+      tn.orders.o2 = { uuid: 'o2' };
+      tn.counters.x = 1;
+      throw new Error('validation failed');
+    }),
+    { message: 'validation failed' },
+  );
+  t.same(s.tenant('a').orders.o1, { uuid: 'o1', n: 1 });
+  t.equal(s.tenant('a').orders.o2, undefined);
+  t.equal(s.tenant('a').counters.x, undefined);
+  await t.rejects(s.update('new-app', () => { throw new Error('no'); }));
+  t.notOk(s.applications().includes('new-app'), 'a tenant created by a failed update is dropped');
+  await t.rejects(s.update('a', () => Promise.resolve(1)), TypeError, 'async functions are refused');
+  const r = await open(t, url);
+  t.same(r.tenant('a').orders, { o1: { uuid: 'o1', n: 1 } });
+  t.same(r.applications(), ['a']);
+  t.equal((await query(url, 'select count(*)::int as n from mock_records')).rows[0].n, 1, 'one row written in all');
+});
+
+t.test('values and keys round-trip as JSON, "__proto__" and \\u0000 included', async (t) => {
+  const url = await fresh();
+  const s = await open(t, url);
+  const odd = { uuid: 'x', text: 'nul \u0000, quote \', backslash \\, emoji 🎟', n: 1.5, list: [null, true, { deep: [1] }] };
+  await s.update('__proto__', (tn) => {
+    tn.carts.__proto__ = odd;
+    tn.carts["it's"] = { uuid: 'q' };
+  });
+  t.equal(({} as Record<string, unknown>).carts, undefined, 'Object.prototype is untouched');
+  const r = await open(t, url);
+  t.same(r.applications(), ['__proto__']);
+  t.same(r.tenant('__proto__').carts.__proto__, odd);
+  t.same(r.tenant('__proto__').carts["it's"], { uuid: 'q' });
+  t.same(r.tenant('constructor'), r.tenant('nobody'), 'an unknown application reads as empty');
+});
+
+t.test('a write the database refuses is undone in memory and answered 503; the tenant is read again after it', async (t) => {
+  const url = await fresh();
+  const s = await open(t, url);
+  await s.update('x', (tn) => void (tn.carts.kept = { uuid: 'kept', n: 1 }));
+  // A key with NUL: PostgreSQL's text refuses it, after the function ran.
+  const err = await s.update('x', (tn) => {
+    (tn.carts.kept as unknown as { n: number }).n = 2;
+    tn.carts['bad\u0000key'] = { uuid: 'bad' };
+  }).catch((e: Error & { statusCode?: number }) => e);
+  t.match(err, { name: 'StoreUnavailableError', statusCode: 503, message: /^The database postgres:\/\/mock:\*\*\*@.* did not take the change, so it was not acknowledged/ });
+  t.same(s.tenant('x').carts, { kept: { uuid: 'kept', n: 1 } }, 'nothing of it stays in memory');
+  await s.sync!('x');
+  t.same(s.tenant('x').carts, { kept: { uuid: 'kept', n: 1 } });
+  t.equal(await s.update('x', (tn) => (tn.carts.more = { uuid: 'more' }).uuid), 'more', 'the next write goes through');
+  t.same(Object.keys((await open(t, url)).tenant('x').carts).sort(), ['kept', 'more']);
+});
+
+t.test('reset drops one tenant or all, here and on the other instances', async (t) => {
+  const url = await fresh();
+  const a = await open(t, url);
+  const b = await open(t, url);
+  await a.update('a', (tn) => void (tn.tokens.t = token('a')));
+  await a.update('b', (tn) => void (tn.tokens.t = token('b')));
+  await b.syncAll!();
+  const seenA: Array<string | null> = [];
+  const seenB: Array<string | null> = [];
+  a.onReset((app) => seenA.push(app));
+  b.onReset((app) => seenB.push(app));
+  await a.reset('a');
+  t.same(a.applications(), ['b']);
+  t.ok(await eventually(() => seenB.length === 1), 'the other instance is told (LISTEN/NOTIFY)');
+  t.same(seenB, ['a']);
+  t.same(b.applications(), ['b'], 'and drops its cache');
+  await a.update('a', (tn) => void (tn.tokens.u = token('a2')));
+  await b.sync!('a');
+  t.same(Object.keys(b.tenant('a').tokens), ['u'], 'an application written again after its reset starts empty');
+  await b.reset();
+  t.ok(await eventually(() => seenA.length === 2));
+  t.same(seenA, ['a', null]);
+  t.same(a.applications(), []);
+  t.same((await open(t, url)).applications(), []);
+  t.same(seenB, ['a', null]);
+});
+
+t.test('a reset missed by an instance is found at its next sync, and its listeners told', async (t) => {
+  const url = await fresh();
+  const a = await open(t, url);
+  await a.update('x', (tn) => void (tn.carts.c = { uuid: 'c' }));
+  const seen: Array<string | null> = [];
+  a.onReset((app) => seen.push(app));
+  // Behind the store's back: as if the notification had been lost.
+  await query(url, "delete from mock_records where app = 'x'; delete from mock_tenants where app = 'x'");
+  await a.sync!('x');
+  t.same(a.applications(), []);
+  t.same(seen, ['x']);
+  await a.update('x', (tn) => void (tn.carts.d = { uuid: 'd' }));
+  await query(url, "update mock_tenants set born = nextval('mock_version') where app = 'x'");
+  await a.sync!('x');
+  t.same(seen, ['x', 'x'], 'a tenant born again (reset, then written) is a reset too');
+});
+
+t.test('server state: written on one instance, seen by the others at their next sync', async (t) => {
+  const url = await fresh();
+  const a = await open(t, url);
+  const b = await open(t, url);
+  const changes: number[] = [];
+  b.onServerChange!((s) => changes.push(s.clock_offset_ms));
+  await a.updateServer((s) => void (s.clock_offset_ms = 86_400_000));
+  t.equal(a.server().clock_offset_ms, 86_400_000);
+  await b.sync!('any');
+  t.equal(b.server().clock_offset_ms, 86_400_000);
+  t.same(changes, [86_400_000], 'listeners hear of a change made elsewhere');
+  await b.updateServer((s) => void (s.webhook_default = { url: 'http://127.0.0.1:9/', secret: null }));
+  t.same(changes, [86_400_000], 'not of their own');
+  await t.rejects(a.updateServer(() => { throw new Error('no'); }), { message: 'no' });
+  await a.syncAll!();
+  t.same(a.server(), { clock_offset_ms: 86_400_000, webhook_default: { url: 'http://127.0.0.1:9/', secret: null } }, 'updateServer starts from the database');
+});
+
+t.test("settings changed on one instance reach the others without a sync: an application's clock, the server state", async (t) => {
+  const url = await fresh();
+  const a = await open(t, url);
+  const b = await open(t, url);
+  await a.update('x', (tn) => void (tn.carts.c = { uuid: 'c' }));
+  await b.sync!('x');
+  const changes: number[] = [];
+  b.onServerChange!((s) => changes.push(s.clock_offset_ms));
+  // The catalog reads an application's clock offset without asking the database: it hears of it.
+  await a.update('x', (tn) => void (tn.clock_offset_ms = 3_600_000));
+  t.ok(await eventually(() => b.tenant('x').clock_offset_ms === 3_600_000), "the application's clock");
+  await a.update('fresh', (tn) => void (tn.clock_offset_ms = 60_000));
+  t.ok(await eventually(() => b.tenant('fresh').clock_offset_ms === 60_000), 'also of an application it had not seen');
+  await a.updateServer((s) => void (s.clock_offset_ms = 1000));
+  t.ok(await eventually(() => b.server().clock_offset_ms === 1000), 'the server state');
+  t.same(changes, [1000]);
+  // Entries are not announced: the hot path of writes sends no NOTIFY; a sync finds them.
+  await a.update('x', (tn) => void (tn.carts.d = { uuid: 'd' }));
+  await new Promise((r) => setTimeout(r, 200));
+  t.equal(b.tenant('x').carts.d, undefined);
+  await b.sync!('x');
+  t.ok(b.tenant('x').carts.d);
+});
+
+t.test('writes to one application from two instances are serialized: none is lost', async (t) => {
+  const url = await fresh();
+  const a = await open(t, url);
+  const b = await open(t, url);
+  const ids = await Promise.all(
+    Array.from({ length: 200 }, (_, i) =>
+      (i % 2 ? a : b).update('shared', (tn) => {
+        const id = (tn.counters.order ?? 0) + 1;
+        tn.counters.order = id;
+        tn.orders[`o${i}`] = { uuid: `o${i}`, id };
+        return id;
+      }),
+    ),
+  );
+  t.equal(new Set(ids).size, 200, 'every write saw the one before it: no number given twice');
+  t.same([...ids].sort((x, y) => x - y), Array.from({ length: 200 }, (_, i) => i + 1));
+  for (const s of [a, b]) {
+    await s.sync!('shared');
+    t.equal(Object.keys(s.tenant('shared').orders).length, 200);
+    t.equal(s.tenant('shared').counters.order, 200);
+  }
+});
+
+t.test('updates queued behind one transaction share the next (group commit); one that throws fails alone', async (t) => {
+  const url = await fresh();
+  const s = await open(t, url);
+  const results = await Promise.allSettled(
+    Array.from({ length: 100 }, (_, i) =>
+      s.update('g', (tn) => {
+        tn.carts[`c${i}`] = { uuid: `c${i}` };
+        tn.counters.n = (tn.counters.n ?? 0) + 1;
+        if (i === 50) throw new Error('fifty');
+        return i;
+      }),
+    ),
+  );
+  t.equal(results.filter((r) => r.status === 'fulfilled').length, 99);
+  t.match(results[50], { status: 'rejected', reason: { message: 'fifty' } });
+  t.match(results[99], { status: 'fulfilled', value: 99 });
+  t.ok(s.stats.flushes <= 3, `100 updates, ${s.stats.flushes} commits`);
+  t.equal(s.tenant('g').counters.n, 99, 'the one that threw is undone, not the others');
+  const r = await open(t, url);
+  t.equal(Object.keys(r.tenant('g').carts).length, 99);
+  t.equal(r.tenant('g').counters.n, 99);
+  t.equal(r.tenant('g').carts.c50, undefined);
+  // A reset between two updates keeps its place: the update before it is dropped, the one after kept.
+  const first = s.update('order', (tn) => void (tn.carts.before = { uuid: 'before' }));
+  const reset = s.reset('order');
+  const after = s.update('order', (tn) => void (tn.carts.after = { uuid: 'after' }));
+  await Promise.all([first, reset, after]);
+  t.same(Object.keys((await open(t, url)).tenant('order').carts), ['after']);
+});
+
+t.test('tombstones are pruned; an instance older than the prune reloads the tenant whole', async (t) => {
+  const url = await fresh();
+  const a = await open(t, url);
+  const b = await open(t, url);
+  await a.update('p', (tn) => void (tn.carts.keep = { uuid: 'keep' }));
+  await b.sync!('p');
+  // 450 writes, each creating one cart and deleting the one before: two prunes (every 200 writes).
+  for (let i = 0; i < 450; i++) {
+    await a.update('p', (tn) => {
+      delete tn.carts[`c${i - 1}`];
+      tn.carts[`c${i}`] = { uuid: `c${i}` };
+    });
+  }
+  const rows = (await query(url, "select count(*) filter (where value is null)::int as dead, (select pruned_version from mock_tenants where app = 'p')::int as pruned from mock_records where app = 'p'")).rows[0];
+  // A prune (at writes 200 and 400) drops the tombstones older than the prune before it.
+  t.ok(rows.dead > 0 && rows.dead <= 251, `tombstones of the last writes only: ${rows.dead} of 450 left`);
+  t.ok(rows.pruned > 0, 'pruned_version tells older caches to reload');
+  await b.sync!('p');
+  t.same(Object.keys(b.tenant('p').carts).sort(), ['c449', 'keep'], 'the old cache caught up whole');
+  await a.update('p', (tn) => void delete tn.carts.keep);
+  await b.sync!('p');
+  t.same(Object.keys(b.tenant('p').carts), ['c449'], 'and incrementally after that');
+});
+
+t.test('two stores starting at once on an empty database create the tables once', async (t) => {
+  const url = await fresh();
+  const [a, b] = await Promise.all([createStore(url), createStore(url)]);
+  t.teardown(() => Promise.all([a.close(), b.close()]));
+  t.same((await query(url, 'select version from mock_schema_version')).rows, [{ version: 1 }]);
+  await a.update('x', (tn) => void (tn.carts.c = { uuid: 'c' }));
+  await b.sync!('x');
+  t.ok(b.tenant('x').carts.c);
+});
+
+t.test('a database of a newer mock-server, or one that cannot be reached, is refused in one line without the password', async (t) => {
+  const url = await fresh();
+  await (await createStore(url)).close();
+  await query(url, 'insert into mock_schema_version values (99)');
+  const password = new URL(url).password;
+  const newer = await createStore(url).catch((e: Error) => e);
+  t.ok(newer instanceof StoreError, 'a StoreError: exit 2 in the CLI');
+  t.match((newer as Error).message, /newer mock-server \(schema version 99/);
+  t.notMatch((newer as Error).message, password);
+  const wrong = new URL(server.url);
+  wrong.password = 'not-the-password';
+  const denied = (await createStore(wrong.href).catch((e: Error) => e)) as Error;
+  t.ok(denied instanceof StoreError);
+  t.match(denied.message, /password authentication failed/);
+  t.notMatch(denied.message, 'not-the-password');
+  const away = new URL(server.url);
+  away.port = '1';
+  const started = Date.now();
+  const refused = (await createStore(away.href).catch((e: Error) => e)) as Error;
+  t.ok(refused instanceof StoreError);
+  t.match(refused.message, /^Cannot use the database postgres:\/\/mock:\*\*\*@127\.0\.0\.1:1\/mock: .*ECONNREFUSED/);
+  t.notMatch(refused.message, password);
+  t.ok(Date.now() - started < 5000, 'at once');
+});
+
+t.test('a URL shown or echoed in an error keeps no password, encoded or not', async (t) => {
+  const url = 'postgres://user:p%40ss%3Aword@db.example:5433/mock?sslmode=require';
+  t.equal(redactUrl(url), 'postgres://user:***@db.example:5433/mock?sslmode=require');
+  t.equal(redactUrl('postgresql://db.example/mock'), 'postgresql://db.example/mock', 'nothing to hide');
+  t.equal(scrub(`failed for ${url}: password "p@ss:word" refused (p%40ss%3Aword)`, url), 'failed for postgres://user:***@db.example:5433/mock?sslmode=require: password "***" refused (***)');
+  t.equal(redactUrl('postgres://[bad'), 'postgres://…', 'an unparsable URL shows no more than its scheme');
+});
