@@ -63,6 +63,13 @@ async function main(): Promise<void> {
       process.exit(report.passed ? 0 : 1);
     }
     // falls through: process.exit never returns
+    case 'drift': {
+      const [{ runDrift }, { formatDrift }] = await Promise.all([import('../src/drift/run.js'), import('../src/drift/format.js')]);
+      const result = await runDrift(invocation.config, invocation.url, invocation.drift);
+      console.log(formatDrift(result, invocation.drift.format));
+      process.exit(result.differences.length ? 1 : 0);
+    }
+    // falls through: process.exit never returns
     default: {
       // A --db that cannot be used is refused before the server's modules load (most of a second).
       if (invocation.config.db !== 'memory') await (await import('../src/store/checks.js')).checkStatePath(invocation.config.db);

@@ -31,6 +31,8 @@ import webhooksPlugin, { type WebhooksPluginOptions } from './webhooks/index.js'
 import scenariosPlugin from './scenarios/index.js';
 import { VERSION } from './version.js';
 import { syncAllHook, syncApplicationHook } from './http/state-sync.js';
+import proxyRoutes from './proxy/routes.js';
+import type { UpstreamOptions } from './proxy/upstream.js';
 
 /** Everything the app needs from outside; tests pass a fixed clock and a small catalog. */
 export interface AppDeps {
@@ -48,6 +50,8 @@ export interface AppDeps {
    * (Node's own 60 s limit on headers then remains). Tests shorten it.
    */
   requestTimeoutMs?: number;
+  /** With config.upstream: how the proxy reaches it (timeouts, proxies); tests shorten and set them. */
+  upstream?: UpstreamOptions;
 }
 
 declare module 'fastify' {
@@ -176,6 +180,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(
     async (api) => {
+      // mock-server proxy: the partner API is the upstream's (src/proxy); the rest stays this server's.
+      if (config.upstream) {
+        await api.register(proxyRoutes, { ...deps.upstream, upstream: config.upstream, record: config.record });
+        return;
+      }
       api.addHook('onRoute', markDeprecatedRoutes);
       await api.register(serviceHeaders, {
         prefix: config.headerPrefix,

@@ -10,7 +10,7 @@ export class ConfigError extends Error {
   }
 }
 
-export type Command = 'serve' | 'help' | 'version' | 'replay' | 'webhooks-check' | 'report';
+export type Command = 'serve' | 'help' | 'version' | 'replay' | 'webhooks-check' | 'report' | 'proxy' | 'drift';
 
 export interface CheckFlags {
   secret: string | null;
@@ -27,6 +27,16 @@ export interface ReportFlags {
   failOn: (typeof FAIL_ON)[number];
 }
 
+export const DRIFT_FORMATS = ['text', 'json', 'junit'] as const;
+
+export interface DriftFlags {
+  /** The application header sent to both sides. */
+  application: string;
+  format: (typeof DRIFT_FORMATS)[number];
+  /** Also create a cart and add an item on both sides (a booking up to the cart). */
+  allowWrites: boolean;
+}
+
 type Values = Record<string, string | boolean | undefined>;
 
 const oneOf = <T extends string>(flag: string, value: string | null, allowed: readonly T[], fallback: T): T => {
@@ -35,17 +45,20 @@ const oneOf = <T extends string>(flag: string, value: string | null, allowed: re
   return value as T;
 };
 
-/** The flags of `webhooks check` and `report`, each refused with any other command. */
-export function commandFlags(command: Command, url: string | null, values: Values): { check: CheckFlags; report: ReportFlags } {
+/** The flags of `webhooks check`, `report` and `drift`, each refused with any other command. */
+export function commandFlags(command: Command, url: string | null, values: Values): { check: CheckFlags; report: ReportFlags; drift: DriftFlags } {
   const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : null);
-  const owners: Record<string, Command[]> = { secret: ['webhooks-check'], basic: ['webhooks-check'], format: ['webhooks-check', 'report'], application: ['report'], 'fail-on': ['report'] };
+  const owners: Record<string, Command[]> = { secret: ['webhooks-check'], basic: ['webhooks-check'], format: ['webhooks-check', 'report', 'drift'], application: ['report', 'drift'], 'fail-on': ['report'], 'allow-writes': ['drift'] };
   for (const [flag, commands] of Object.entries(owners)) {
     if (values[flag] !== undefined && !commands.includes(command)) {
-      throw new ConfigError(`--${flag} goes with the ${commands.map((c) => c.replace('-', ' ')).join(' and ')} command${commands.length > 1 ? 's' : ''}`);
+      const names = commands.map((c) => c.replace('-', ' '));
+      const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0];
+      throw new ConfigError(`--${flag} goes with the ${list} command${commands.length > 1 ? 's' : ''}`);
     }
   }
   const check: CheckFlags = { secret: null, basic: null, format: 'text' };
   const report: ReportFlags = { application: null, format: 'text', failOn: 'error' };
+  const drift: DriftFlags = { application: 'mock-server-drift', format: 'text', allowWrites: false };
   if (command === 'webhooks-check') {
     if (url === null) throw new ConfigError('webhooks check needs --url: the receiver to check');
     const problem = webhookUrlProblem(url);
@@ -61,5 +74,11 @@ export function commandFlags(command: Command, url: string | null, values: Value
     if (application === '') throw new ConfigError('--application: must not be empty');
     Object.assign(report, { application, format: oneOf('format', str('format'), REPORT_FORMATS, 'text'), failOn: oneOf('fail-on', str('fail-on'), FAIL_ON, 'error') });
   }
-  return { check, report };
+  if (command === 'drift') {
+    if (url !== null && !/^https?:\/\/[^/]/.test(url)) throw new ConfigError(`--url: "${url.slice(0, 100)}" must be the mock's http(s) origin, e.g. http://127.0.0.1:8080`);
+    const application = str('application');
+    if (application === '') throw new ConfigError('--application: must not be empty');
+    Object.assign(drift, { application: application ?? drift.application, format: oneOf('format', str('format'), DRIFT_FORMATS, 'text'), allowWrites: values['allow-writes'] === true });
+  }
+  return { check, report, drift };
 }

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isIPv4, isIPv6 } from 'node:net';
 import { parseArgs } from 'node:util';
-import { commandFlags, ConfigError, type CheckFlags, type Command, type ReportFlags } from './cli-flags.js';
+import { commandFlags, ConfigError, type CheckFlags, type Command, type DriftFlags, type ReportFlags } from './cli-flags.js';
 import { builtinScenariosDir } from './paths.js';
 import { webhookUrlProblem } from './webhooks/url.js';
 
@@ -40,6 +40,10 @@ export interface Config {
   shared: boolean;
   /** With `shared`: partner requests per second per application (0: no limit). */
   rateLimit: number;
+  /** proxy and drift: the real service's API base URL (scheme, host and its base path), or null. */
+  upstream: string | null;
+  /** proxy: a directory the upstream's catalog answers are recorded into as fixture files, or null. */
+  record: string | null;
 }
 
 export const defaults: Readonly<Config> = Object.freeze({
@@ -60,6 +64,8 @@ export const defaults: Readonly<Config> = Object.freeze({
   adminToken: null,
   shared: false,
   rateLimit: 100,
+  upstream: null,
+  record: null,
 });
 
 export type LogFormat = 'pretty' | 'json';
@@ -103,6 +109,8 @@ export const OPTIONS: readonly Option[] = [
   { key: 'logFormat', flag: 'log-format', arg: 'FORMAT', env: ['MOCK_SERVER_LOG_FORMAT'], kind: 'choice', choices: LOG_FORMATS, nullable: true, defaultText: 'pretty on a terminal, else json', help: 'pretty (one readable line per event) or json (JSON lines)' },
   { key: 'adminToken', flag: 'admin-token', arg: 'T', env: ['MOCK_SERVER_ADMIN_TOKEN'], kind: 'token', nullable: true, help: 'control API (/__admin) needs Authorization: Bearer T (health stays open)' },
   { key: 'shared', flag: 'shared', arg: '', env: ['MOCK_SERVER_SHARED'], kind: 'bool', help: 'a sandbox shared by partners: no built-in sandbox-client, partners registered with POST /__admin/clients (needs --admin-token)' },
+  { key: 'upstream', flag: 'upstream', arg: 'URL', env: ['MOCK_SERVER_UPSTREAM'], kind: 'string', nullable: true, help: 'proxy and drift: the real service\'s API base URL, e.g. https://sandbox.example.com/api/v3' },
+  { key: 'record', flag: 'record', arg: 'DIR', env: ['MOCK_SERVER_RECORD'], kind: 'string', nullable: true, help: 'proxy: record the catalog the upstream answers as fixture files in DIR (serve them with --fixtures DIR)' },
   { key: 'rateLimit', flag: 'rate-limit', arg: 'N', env: ['MOCK_SERVER_RATE_LIMIT'], kind: 'int', min: 0, max: 1_000_000, help: 'with --shared: partner requests per second per application, past it 429 (0 = no limit)' },
 ];
 
@@ -158,7 +166,27 @@ function check(c: Config): Config {
   if (c.basePath.length > 1 && c.basePath.endsWith('/')) c.basePath = c.basePath.replace(/\/+$/, '');
   if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(c.headerPrefix)) throw new ConfigError(`header-prefix: "${c.headerPrefix}" must be letters, digits and dashes, e.g. X-Service-`);
   if (c.shared && c.adminToken === null) throw new ConfigError('shared: a shared sandbox needs --admin-token (else anyone who reaches it could register partners and read every application)');
+  if (c.upstream !== null) {
+    const problem = upstreamProblem(c.upstream);
+    if (problem) throw new ConfigError(`upstream: ${problem}`);
+    c.upstream = c.upstream.replace(/\/+$/, '');
+  }
   return c;
+}
+
+/** Why an upstream URL cannot be used, or null: an http(s) URL without credentials, query or fragment. */
+export function upstreamProblem(raw: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return `"${raw.slice(0, 100)}" is not a URL`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `"${raw.slice(0, 100)}" must be an http or https URL`;
+  // Not echoed: the value holds a password. The partner's own Authorization is what reaches the upstream.
+  if (url.username !== '' || url.password !== '') return 'must not carry user:password credentials (the partner\'s own Authorization header is forwarded)';
+  if (url.search !== '' || url.hash !== '') return `"${raw.slice(0, 100)}" must be a base URL, without ?query or #fragment`;
+  return null;
 }
 
 function readConfigFile(file: string): Record<string, unknown> {
@@ -204,9 +232,10 @@ export interface Invocation {
   args: string[];
   /** replay --url: a running server to play against (else one is started in-process); webhooks check --url: the receiver. */
   url: string | null;
-  /** The flags of `webhooks check` and `report`. */
+  /** The flags of `webhooks check`, `report` and `drift`. */
   check: CheckFlags;
   report: ReportFlags;
+  drift: DriftFlags;
   config: Config;
 }
 
@@ -264,7 +293,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
   const options: Record<string, { type: 'string' | 'boolean' }> = {
     config: { type: 'string' }, help: { type: 'boolean' }, version: { type: 'boolean' }, url: { type: 'string' },
     secret: { type: 'string' }, basic: { type: 'string' }, format: { type: 'string' }, application: { type: 'string' }, 'fail-on': { type: 'string' },
-    builtin: { type: 'boolean' },
+    builtin: { type: 'boolean' }, 'allow-writes': { type: 'boolean' },
   };
   for (const o of OPTIONS) options[o.flag] = { type: o.kind === 'bool' ? 'boolean' : 'string' };
   let parsed: ReturnType<typeof parseArgs>;
@@ -279,6 +308,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
   if (first === 'replay') command = 'replay';
   else if (first === 'webhooks' && rest[0] === 'check' && rest.length === 1) command = 'webhooks-check';
   else if (first === 'report' && rest.length === 0) command = 'report';
+  else if ((first === 'proxy' || first === 'drift') && rest.length === 0) command = first;
   else if (first === 'webhooks') throw new ConfigError('webhooks takes one subcommand: mock-server webhooks check --url URL');
   else if (first !== undefined) throw new ConfigError(`unknown command "${first}" (try --help)`);
   if (values.help) command = 'help';
@@ -309,11 +339,21 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
     if (v !== undefined) set(o, v, `--${o.flag}`);
   }
   const url = typeof values.url === 'string' ? values.url : null;
-  if (url !== null && command !== 'replay' && command !== 'webhooks-check' && command !== 'report') throw new ConfigError('--url goes with the replay, webhooks check and report commands');
+  if (url !== null && command !== 'replay' && command !== 'webhooks-check' && command !== 'report' && command !== 'drift') throw new ConfigError('--url goes with the replay, webhooks check, report and drift commands');
   if (values.builtin && command !== 'replay') throw new ConfigError('--builtin goes with the replay command');
   const files = command !== 'replay' ? [] : values.builtin ? builtinReplays(rest) : rest;
   if (command === 'replay' && files.length === 0) throw new ConfigError('replay needs at least one file (or --builtin for the shipped ones)');
-  return { command, args: files, url, ...commandFlags(command, url, values), config: Object.freeze(check(config)) };
+  const checked = Object.freeze(upstreamRules(command, check(config)));
+  return { command, args: files, url, ...commandFlags(command, url, values), config: checked };
+}
+
+/** --upstream is what proxy and drift need, and only they take it (from any source); --record is the proxy's. */
+function upstreamRules(command: Command, c: Config): Config {
+  if (command === 'help' || command === 'version') return c;
+  if ((command === 'proxy' || command === 'drift') && c.upstream === null) throw new ConfigError(`${command} needs --upstream URL: the real service's API base URL, e.g. https://sandbox.example.com/api/v3`);
+  if (command !== 'proxy' && command !== 'drift' && c.upstream !== null) throw new ConfigError('upstream goes with the proxy and drift commands (mock-server proxy --upstream URL)');
+  if (command !== 'proxy' && c.record !== null) throw new ConfigError('record goes with the proxy command (mock-server proxy --upstream URL --record DIR)');
+  return c;
 }
 
 /** The shipped replay files (scenarios/replays in the package): all of them, or those named (without .yaml). */
@@ -343,6 +383,10 @@ export function usage(): string {
     '                                                 check a webhook receiver (signatures, redelivery, order)',
     '       mock-server report [--url URL] [--application A] [--format text|json|junit|markdown] [--fail-on error|warning|never]',
     '                                                 the integration report of a running server (default URL http://127.0.0.1:8080)',
+    '       mock-server proxy --upstream URL [--record DIR] [options]',
+    '                                                 forward the partner API to the real service, with the journal, report and dashboard',
+    '       mock-server drift --upstream URL [--url URL] [--application A] [--format text|json|junit] [--allow-writes]',
+    '                                                 compare the shapes of the real service\'s answers with the mock\'s (default: an own mock)',
     '',
     'Options (flags win over env, env over the --config file, the file over the defaults):',
     ...rows,
@@ -351,7 +395,7 @@ export function usage(): string {
     `  ${col('--help')} this text`,
     `  ${col('--version')} the version`,
     '',
-    'Exit codes: 0 stopped by SIGTERM/SIGINT (or replay passed), 1 replay failed or unexpected error,',
+    'Exit codes: 0 stopped by SIGTERM/SIGINT (or replay passed, no drift), 1 replay failed, drift found or unexpected error,',
     '2 bad flag, env value, config, fixture or scenario file, or the port cannot be used.',
   ].join('\n');
 }

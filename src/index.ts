@@ -51,6 +51,10 @@ export interface MockServerConfig {
   shared: boolean;
   /** --rate-limit: with shared, partner requests per second per application (0: no limit; default 100). */
   rateLimit: number;
+  /** --upstream: a proxy to the real service's API base URL (the journal, report and dashboard watch the traffic), or null for the mock. */
+  upstream: string | null;
+  /** --record: with upstream, a directory the upstream's catalog answers are recorded into as fixture files, or null. */
+  record: string | null;
 }
 
 /** The server's settings (an alias of MockServerConfig). */
@@ -100,7 +104,8 @@ function toConfig(options: MockServerOptions): Readonly<ServerConfig> {
   delete given.banner;
   const settings: Record<string, unknown> = { ...PROGRAMMATIC_DEFAULTS };
   for (const [key, value] of Object.entries(given)) if (value !== undefined) settings[key] = value;
-  const argv: string[] = [];
+  // An upstream makes the server a proxy: the CLI's `mock-server proxy`.
+  const argv: string[] = typeof settings.upstream === 'string' ? ['proxy'] : [];
   for (const [key, value] of Object.entries(settings)) {
     const o = OPTIONS.find((x) => x.key === key);
     if (!o) {

@@ -19,7 +19,8 @@ export interface Running {
 
 /** Builds every dependency from the config, listens, and prints the banner. */
 export async function startServer(config: Config, print: (line: string) => void = console.log): Promise<Running> {
-  const catalog = await buildCatalog(config);
+  // A proxy's partner API is the upstream's: its own catalog only carries the routes' schemas.
+  const catalog = await buildCatalog(config.upstream ? { ...config, catalogSize: 0, fixtures: null } : config);
   // The store speaks through the app's logger once there is one.
   let warn = (message: string) => console.warn(`mock-server: ${message}`);
   const store = await createStore(config.db, {
@@ -43,7 +44,7 @@ export async function startServer(config: Config, print: (line: string) => void 
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const origin = `http://${host}:${port}`;
   const url = `${origin}${config.basePath === '/' ? '' : config.basePath}`;
-  for (const line of [
+  const lines = [
     `mock-server ${VERSION} listening`,
     `  API           ${url}`,
     `  Swagger UI    ${origin}/docs`,
@@ -57,7 +58,13 @@ export async function startServer(config: Config, print: (line: string) => void 
       : `  sandbox login client_id sandbox-client, client_secret sandbox-secret`,
     `  webhook URL   ${webhookLine(app)}`,
     `  headers       ${config.headerPrefix}Application (required), ${config.headerPrefix}Currency, ${config.headerPrefix}Market, ${config.headerPrefix}Version`,
-  ]) print(line);
+  ];
+  if (config.upstream) {
+    // The seed, login and webhook lines describe the mock's own API, which a proxy does not serve.
+    lines.splice(6, 4, `  upstream      ${config.upstream} (every partner request is forwarded; answers checked against /docs)`);
+    if (config.record) lines.push(`  recording     the upstream's catalog into ${config.record} (serve it with --fixtures ${config.record})`);
+  }
+  for (const line of lines) print(line);
   return { app, url, origin, close: () => closeGracefully(app) };
 }
 

@@ -93,7 +93,7 @@ t.test('every mistake is one clear ConfigError', async (t) => {
     [['--log-format', 'xml'], {}, /^--log-format: "xml" is not one of pretty, json$/],
     [[], { MOCK_SERVER_LOG_FORMAT: 'JSON' }, /^MOCK_SERVER_LOG_FORMAT: "JSON" is not one of pretty, json$/],
     [['serve'], {}, /unknown command "serve"/],
-    [['--url', 'http://127.0.0.1:1'], {}, /--url goes with the replay, webhooks check and report commands/],
+    [['--url', 'http://127.0.0.1:1'], {}, /--url goes with the replay, webhooks check, report and drift commands/],
     [['replay'], {}, /replay needs at least one file/],
     [['replay', '--builtin', 'no-such'], {}, /^replay --builtin: no shipped replay "no-such" \(one of .*instant-confirmation/],
     [['--builtin'], {}, /^--builtin goes with the replay command$/],

@@ -151,6 +151,8 @@ export const errors = {
   reportOff: () => new ApiError(409, '0', 'The integration report is off: the server was started with --report off'),
     /** 502: the webhook receiver to check did not answer at all. */
   receiverUnreachable: (message: string) => new ApiError(502, '0', message),
+  /** 502: `mock-server proxy` got no whole answer from the upstream (refused, timed out, cut off); the message says which. */
+  upstreamFailed: (message: string) => new ApiError(502, '0', message),
     /** 503: the state file did not take the write, so it was not acknowledged (the message says why). */
   notStored: (message: string) => new ApiError(503, '0', message),
     /** 503: the shared database (PostgreSQL store) did not answer or did not take the change; nothing was acknowledged. */

@@ -89,7 +89,12 @@ const REFUSALS = {
   'client-error': kind('warning', 'Answered with a 4xx the report has no specific rule for', 'Read the answer\'s {code, message}: it says what to change; do not retry a request that cannot succeed.'),
 } as const satisfies Record<string, FindingKind>;
 
-export const FINDINGS = { ...USAGE, ...REFUSALS } as const satisfies Record<string, FindingKind>;
+/** Findings about the service behind `mock-server proxy`, not about the client: info, so they never fail a report. */
+const UPSTREAM = {
+  'upstream-schema-drift': kind('info', 'The upstream answered outside the API document (mock-server proxy)', 'Nothing to fix in the client if it copes: the real service departs from its document here. Code for what it answers, and tell the vendor.'),
+} as const satisfies Record<string, FindingKind>;
+
+export const FINDINGS = { ...USAGE, ...REFUSALS, ...UPSTREAM } as const satisfies Record<string, FindingKind>;
 
 export type FindingId = keyof typeof FINDINGS;
 export type RefusalId = keyof typeof REFUSALS;

@@ -109,6 +109,8 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
       book.note(id, example, detail ?? null, extra);
     };
     const params = (request.params ?? {}) as Params;
+    // mock-server proxy: where the upstream's answer departed from the document (src/proxy/schema-check.ts).
+    for (const d of request.upstreamDrift ?? []) note('upstream-schema-drift', `${shown} ${status}: ${d}`, { key: `${shown} ${status} ${d.replace(/ \((got|body) .*$/, '')}`, operation: shown });
 
     const version = request.headers[names.version];
     if (version === undefined) note('no-version-header');
@@ -143,7 +145,7 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
       if (order?.items.some((x) => x.status === 'OK')) book.step('order read with voucher links');
       book.orderSeen(params.orderUuid ?? '');
       if (book.poll(params.orderUuid ?? '', at().getTime())) note('order-polling');
-    } else if (info.booking) bookingRules(app, request, op, book, note);
+    } else if (info.booking && request.service) bookingRules(app, request, op, book, note);
   };
 
   /** A 4xx (not forced): the finding of its reason, with the server's answer; and the retry loop. */
