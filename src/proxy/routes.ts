@@ -35,7 +35,7 @@ const INSPECT_BYTES = 8 * 1024 * 1024;
  */
 export default async function proxyRoutes(app: FastifyInstance, opts: ProxyOptions) {
   const upstream = new Upstream(opts.upstream, opts);
-  const recorder = opts.record === null ? null : new Recorder(opts.record, (m) => app.log.warn(m));
+  const recorder = opts.record === null ? null : new Recorder(opts.record, (m) => app.log.warn(m), () => app.clock.now().toISOString().slice(0, 10), opts.upstream);
   const base = app.prefix;
   const names = headerNames(app.config.headerPrefix);
   app.addHook('onClose', async () => {
