@@ -24,6 +24,7 @@ export interface ProxyOptions extends UpstreamOptions {
   record: string | null;
 }
 
+type Responses = Record<string, Record<string, unknown>>;
 const alwaysValid = () => true;
 /** JSON answers larger than this are passed through without being checked or recorded. */
 const INSPECT_BYTES = 8 * 1024 * 1024;
@@ -94,11 +95,23 @@ export default async function proxyRoutes(app: FastifyInstance, opts: ProxyOptio
     const e = body as { code?: unknown; message?: unknown } | null;
     if (answer.status >= 400 && e && typeof e === 'object' && e.message !== undefined) request.apiError = { code: String(e.code ?? '?'), message: String(e.message) };
     if (route === undefined) return;
-    const departed = departures((request.routeOptions.schema as { response?: Record<string, Record<string, unknown>> } | undefined)?.response, answer.status, body);
+    const departed = departures(responsesOf(request.method, route, request.routeOptions.schema as { response?: Responses } | undefined), answer.status, body);
     if (key !== null) checked.set(key, departed);
     if (departed.length) request.upstreamDrift = departed;
     if (recorder && ok) recorder.observe(`${request.method} ${route.slice(base.length)}`, request, body);
   }
+
+  // What /docs/json says each operation answers: the routes' own schemas (the 2xx bodies, inline)
+  // over the document's, which adds the errors every operation may answer.
+  let documented: Map<string, Responses> | undefined;
+  const responsesOf = (method: string, route: string, schema: { response?: Responses } | undefined): Responses => {
+    documented ??= new Map(
+      Object.entries((app as unknown as { swagger(): { paths?: Record<string, Record<string, { responses?: Responses }>> } }).swagger().paths ?? {}).flatMap(([path, item]) =>
+        Object.entries(item).map(([m, op]) => [`${m.toUpperCase()} ${path}`, op.responses ?? {}] as const),
+      ),
+    );
+    return { ...documented.get(`${method} ${route.slice(base.length).replace(/:(\w+)/g, '{$1}')}`), ...schema?.response };
+  };
 
   app.addHook('onRoute', (route: RouteOptions) => {
     route.handler = forward;

@@ -5,6 +5,7 @@
  */
 import t from 'tap';
 import { bookOverHttp } from '../book-order.js';
+import { startMockServer } from '../../src/index.js';
 import { BASE, call, deadPort, logSink, startFake, startForwardProxy, startMock, startProxy } from './servers.js';
 
 const H = { 'x-service-application': 'proxied-app', 'x-service-version': '3.4.0' };
@@ -55,20 +56,24 @@ t.test('the journal, the report and the dashboard see the proxied traffic; no se
   const order = await bookOverHttp(px.api, 'booker');
   t.ok(order.uuid, 'a whole booking went through the proxy');
   await call(`${px.api}/activities?access_token=${SECRET}-in-query`, { headers: { 'x-service-application': 'booker' } });
+  // Refusals the document lists (a 404 of an activity, a 404 of a day without schedule) are no departure.
+  t.equal((await call(`${px.api}/activities/00000000-0000-4000-8000-000000000000`, { headers: { 'x-service-application': 'booker' } })).status, 404);
+  t.equal((await call(`${px.api}/activities/${ACTIVITY}/dates/2020-01-01`, { headers: { 'x-service-application': 'booker' } })).status, 404);
   const journal = (await px.app.inject({ url: '/__admin/requests?application=booker' })).json().requests as Array<{ id: number; method: string; path: string; status: number }>;
   t.same(journal.map((r) => `${r.method} ${r.path.split('?')[0]} ${r.status}`).reverse(), [
     'POST /api/v3/login 200', `GET /api/v3/activities/0f5821c5-2046-11e7-9cc9-06a7e332783f/dates/2026-01-20 200`, 'POST /api/v3/carts 200',
     'POST /api/v3/carts/{c}/items 200', 'GET /api/v3/carts/{c}/customer/schema 200', 'PUT /api/v3/carts/{c}/customer 200', 'POST /api/v3/orders 200',
     'POST /api/v3/payments/no/payment 200', `GET /api/v3/orders/${order.uuid} 200`, 'GET /api/v3/activities 200',
+    'GET /api/v3/activities/00000000-0000-4000-8000-000000000000 404', `GET /api/v3/activities/${ACTIVITY}/dates/2020-01-01 404`,
   ].map((l) => l.replace('{c}', journal.find((r) => r.method === 'POST' && r.path.startsWith('/api/v3/carts/'))?.path.split('/')[4] ?? '?')), 'every request in the journal, as answered');
   const login = (await px.app.inject({ url: `/__admin/requests/${journal.at(-1)!.id}` })).json();
   t.match(login.request.body, /"client_secret":"\*\*\*"/, 'the client secret is masked in the journal');
   t.match(login.response.body, /"access_token":"\*\*\*"/, 'the token answered is masked in the journal');
-  const read = (await px.app.inject({ url: `/__admin/requests/${journal[1]!.id}` })).json();
+  const read = (await px.app.inject({ url: `/__admin/requests/${journal[3]!.id}` })).json();
   t.equal(read.request.headers.authorization, 'Bearer ***', "the partner's token is masked in the journal");
 
   const report = (await px.app.inject({ url: '/__admin/report?application=booker' })).json();
-  t.equal(report.requests, 10, 'the report counted every request');
+  t.equal(report.requests, 12, 'the report counted every request');
   const done = report.coverage.steps.filter((s: { done: boolean }) => s.done).map((s: { name: string }) => s.name);
   t.same(done, ['login', 'search', 'day schedule', 'cart', 'add item', 'customer schema', 'customer info', 'order', 'no-payment'], 'the booking steps the client made');
   t.ok(report.findings.some((f: { id: string }) => f.id === 'token-in-query'), 'a finding about the client, as for mocked traffic');
@@ -168,4 +173,17 @@ t.test('where the upstream departs from the document, the report says so with a 
   ], 'each planted departure, counted, with a sample');
   t.ok(drift.every((f: { severity: string }) => f.severity === 'info'), "the upstream's departures do not fail the client's report");
   t.equal(report.verdict, 'pass');
+});
+
+t.test('startMockServer({ upstream }) starts the proxy from code', async (t) => {
+  const up = await startMock();
+  const px = await startMockServer({ upstream: up.api });
+  t.teardown(async () => {
+    await px.close();
+    await up.close();
+  });
+  t.equal(px.config.upstream, up.api);
+  const [direct, proxied] = [await call(`${up.api}/categories`, { headers: H }), await call(`${px.apiUrl}/categories`, { headers: H })];
+  t.ok(proxied.body.equals(direct.body), "the upstream's bytes");
+  t.equal((await px.control.requests()).requests.length, 1, 'in the journal of the proxy');
 });
