@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import activityBodies from '../catalog/activity-bodies.js';
@@ -84,7 +84,7 @@ export default async function proxyRoutes(app: FastifyInstance, opts: ProxyOptio
     // The same bytes depart the same way: a catalog answer repeats, and parsing and checking it again
     // was most of what the proxy cost a request. Not when recording (every answer is read) or for
     // errors (the report reads their {code, message}).
-    const key = route !== undefined && ok && !recorder ? `${request.method} ${route} ${answer.status} ${createHash('sha1').update(answer.body).digest('base64')}` : null;
+    const key = route !== undefined && ok && !recorder ? `${request.method} ${route} ${answer.status} ${hash('sha1', answer.body, 'base64')}` : null;
     const found = key === null ? undefined : checked.get(key);
     if (found) {
       if (found.length) request.upstreamDrift = found;

@@ -67,17 +67,10 @@ export class Upstream {
   async send(method: string, pathAndQuery: string, headers: Record<string, string | string[] | undefined>, body: Buffer | null): Promise<UpstreamAnswer> {
     try {
       const res = await request(this.url(pathAndQuery), { method: method as Dispatcher.HttpMethod, headers: endToEnd(headers), body: body && body.length ? body : null, dispatcher: this.#agent });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res.body) {
-        size += (chunk as Buffer).length;
-        if (size > MAX_ANSWER_BYTES) {
-          res.body.destroy();
-          throw errors.upstreamFailed(`The upstream's answer to ${method} ${clipPath(pathAndQuery)} is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MB`);
-        }
-        chunks.push(chunk as Buffer);
-      }
-      return { status: res.statusCode, headers: endToEnd(res.headers as Record<string, string | string[] | undefined>), body: Buffer.concat(chunks, size) };
+      const declared = Number(res.headers['content-length']);
+      // A body of a known, allowed length is read in one go (fewer promises per request than chunk by chunk).
+      const answer = declared <= MAX_ANSWER_BYTES ? Buffer.from(await res.body.arrayBuffer()) : await capped(res.body, () => errors.upstreamFailed(`The upstream's answer to ${method} ${clipPath(pathAndQuery)} is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MB`));
+      return { status: res.statusCode, headers: endToEnd(res.headers as Record<string, string | string[] | undefined>), body: answer };
     } catch (e) {
       if ((e as ApiError).statusCode === 502) throw e;
       throw errors.upstreamFailed(`The upstream ${this.base.origin} did not answer ${method} ${clipPath(pathAndQuery)}: ${why(e as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }, this.timeoutMs)}`);
@@ -87,6 +80,21 @@ export class Upstream {
   close(): Promise<void> {
     return this.#agent.close();
   }
+}
+
+/** A body of unknown length, read until MAX_ANSWER_BYTES at most. */
+async function capped(body: Dispatcher.ResponseData['body'], tooLarge: () => Error): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_ANSWER_BYTES) {
+      body.destroy();
+      throw tooLarge();
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, size);
 }
 
 /** The path without its query: a query may hold a token, and the message is shown to the partner and logged. */
