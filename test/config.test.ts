@@ -78,6 +78,34 @@ t.test('commands', async (t) => {
   }
   t.match(text, 'MOCK_SERVER_PORT, then PORT');
   t.match(text, /--admin-token T .*\n.*env MOCK_SERVER_ADMIN_TOKEN; default none/);
+  t.match(text, /mock-server proxy --upstream URL \[--record DIR\]/);
+  t.match(text, /mock-server drift --upstream URL \[--url URL\] \[--application A\] \[--format text\|json\|junit\] \[--allow-writes\]/);
+  t.match(text, /--upstream URL .*\n.*env MOCK_SERVER_UPSTREAM; default none/);
+  t.match(text, /--record DIR .*\n.*env MOCK_SERVER_RECORD; default none/);
+});
+
+t.test('proxy and drift: --upstream from a flag, the env or the config file; refused anywhere else', async (t) => {
+  const proxy = loadConfig(['proxy', '--upstream', 'https://sandbox.example.com/api/v3/', '--record', 'rec'], {});
+  t.equal(proxy.command, 'proxy');
+  t.match(proxy.config, { upstream: 'https://sandbox.example.com/api/v3', record: 'rec' }, 'a trailing slash dropped');
+  const cfg = file('proxy.json', JSON.stringify({ upstream: 'http://127.0.0.1:9/api/v3', record: 'r' }));
+  t.match(loadConfig(['proxy', '--config', cfg], {}).config, { upstream: 'http://127.0.0.1:9/api/v3', record: 'r' }, 'from the config file');
+  t.equal(loadConfig(['drift'], { MOCK_SERVER_UPSTREAM: 'http://127.0.0.1:9/api/v3' }).config.upstream, 'http://127.0.0.1:9/api/v3', 'from the env');
+  const drift = loadConfig(['drift', '--upstream', 'http://u.test/api/v3', '--application', 'nightly', '--format', 'junit', '--allow-writes', '--url', 'http://127.0.0.1:8080'], {});
+  t.same(drift.drift, { application: 'nightly', format: 'junit', allowWrites: true });
+  t.equal(drift.url, 'http://127.0.0.1:8080');
+  t.same(loadConfig(['drift', '--upstream', 'http://u.test'], {}).drift, { application: 'mock-server-drift', format: 'text', allowWrites: false }, 'the defaults');
+  for (const [argv, message] of [
+    [['proxy'], /^proxy needs --upstream URL/],
+    [['--config', cfg], /^upstream goes with the proxy and drift commands/],
+    [['drift', '--upstream', 'http://u.test', '--record', 'r'], /^record goes with the proxy command/],
+    [['proxy', '--upstream', 'ftp://u.test'], /^upstream: "ftp:\/\/u.test" must be an http or https URL$/],
+    [['proxy', '--upstream', 'http://u.test/api?x=1'], /must be a base URL, without \?query or #fragment/],
+    [['proxy', '--upstream', 'http://me:SECRET@u.test/api'], /^upstream: must not carry user:password credentials/],
+    [['report', '--allow-writes'], /^--allow-writes goes with the drift command$/],
+  ] as const) {
+    t.throws(() => loadConfig([...argv], {}), { userFacing: true, message }, argv.join(' '));
+  }
 });
 
 t.test('replay --builtin: the shipped replay files, all or by name, wherever the command runs', async (t) => {
