@@ -74,3 +74,17 @@ t.test('an upstream that does not answer: one line, no result', async (t) => {
   const port = await deadPort();
   await t.rejects(runDrift(config(`http://127.0.0.1:${port}/api/v3`), null, flags), new DriftUnavailable(`The upstream http://127.0.0.1:${port} did not answer GET /categories: ECONNREFUSED`));
 });
+
+t.test('--url: the mock compared is one already running', async (t) => {
+  const up = await startMock({ seed: 4, catalogSize: 5 }, { clock: systemClock() });
+  const mock = await startMock({ seed: 5, catalogSize: 5 }, { clock: systemClock() });
+  t.teardown(async () => {
+    await mock.close();
+    await up.close();
+  });
+  const r = await runDrift(config(up.api), mock.origin, { ...flags, allowWrites: false });
+  t.equal(r.mock, mock.api, 'the running mock was compared');
+  t.same(r.differences, [], formatDrift(r, 'text'));
+  t.notOk(r.sampled.some((s) => s.operation.startsWith('POST')), 'nothing written without --allow-writes');
+  t.equal((await mock.app.inject({ url: '/__admin/requests?application=drift-test&limit=1000' })).json().requests.filter((x: { method: string }) => x.method !== 'GET').length, 0, 'only reads reached the mock');
+});
