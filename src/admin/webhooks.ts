@@ -48,6 +48,8 @@ const Delivery = Type.Object({
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
+const OnlyApplication = Type.Object({ application: Type.Optional(Type.String({ minLength: 1, description: 'only this application' })) }, { additionalProperties: false });
+
 const ConfigBody = Type.Object(
   {
     url: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'http(s) URL; user:password sends Basic credentials; null drops the setting (back to the server-wide receiver, or to --webhook-url)' }),
@@ -83,10 +85,12 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
     async (request) => ({ deliveries: app.webhooks.views(request.query) }),
   );
 
-  app.post<{ Params: Static<typeof IdParams> }>(
+  app.post<{ Params: Static<typeof IdParams>; Querystring: Static<typeof OnlyApplication> }>(
     '/webhooks/deliveries/:id/redeliver',
-    { schema: { summary: 'Send a delivery again', description: 'The same delivery (same id) again, its retry schedule restarted; answers 202.', params: IdParams, response: errorResponses({ 404: 'No such delivery', 503: 'The state file did not take the write' }) } },
+    { schema: { summary: 'Send a delivery again', description: 'The same delivery (same id) again, its retry schedule restarted; answers 202. `?application=` narrows the search to that application.', params: IdParams, querystring: OnlyApplication, response: errorResponses({ 404: 'No such delivery', 503: 'The state file did not take the write' }) } },
     async (request, reply) => {
+      const only = request.query.application;
+      if (only !== undefined && app.webhooks.get(request.params.id)?.application !== only) throw errors.notFound(`No webhook delivery ${clip(request.params.id)}`);
       const delivery = await app.webhooks.redeliver(request.params.id);
       return reply.code(202).send({ delivery: app.webhooks.view(delivery) });
     },
@@ -134,10 +138,16 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
     app.webhooks.chaos.set(application, config);
     return { application: application ?? null, ...config };
   });
-  app.get('/webhooks/chaos', { schema: { summary: 'Read webhook chaos', description: 'The setting for all applications and those of each one.' } }, async () => {
-    const { '': all = null, ...applications } = app.webhooks.chaos.list();
-    return { all, applications };
-  });
+  app.get<{ Querystring: Static<typeof OnlyApplication> }>(
+    '/webhooks/chaos',
+    { schema: { summary: 'Read webhook chaos', description: "The setting for all applications and those of each one; with `?application=` only that application's own.", querystring: OnlyApplication, response: errorResponses({ 400: 'The query breaks its schema' }) } },
+    async (request) => {
+      const { '': all = null, ...applications } = app.webhooks.chaos.list();
+      const only = request.query.application;
+      if (only === undefined) return { all, applications };
+      return { all: request.controlScope ? null : all, applications: only in applications ? { [only]: applications[only] } : {} };
+    },
+  );
   app.delete<{ Querystring: { application?: string } }>(
     '/webhooks/chaos',
     {
@@ -179,11 +189,19 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
     }
   });
 
-  app.get('/webhooks/config', {
+  app.get<{ Querystring: Static<typeof OnlyApplication> }>('/webhooks/config', {
     schema: {
       summary: 'Read the webhook receivers',
       description:
-        'The server-wide receiver and those of each application, URLs without credentials, each with where it comes from (`source`: `flag` for --webhook-url, `stored` for a PUT, with `set_at`) and how it is signed (`signing`: `own` secret, `server` (--webhook-secret) or `none`).',
+        "The server-wide receiver and those of each application (with `?application=`, only that application's own), URLs without credentials, each with where it comes from (`source`: `flag` for --webhook-url, `stored` for a PUT, with `set_at`) and how it is signed (`signing`: `own` secret, `server` (--webhook-secret) or `none`). A partner's token sees its own application's receiver only.",
+      querystring: OnlyApplication,
+      response: errorResponses({ 400: 'The query breaks its schema' }),
     },
-  }, async () => app.webhooks.receivers());
+  }, async (request) => {
+    const all = app.webhooks.receivers();
+    const only = request.query.application;
+    if (only === undefined) return all;
+    const own = all.applications[only];
+    return { default: request.controlScope ? null : all.default, applications: own ? { [only]: own } : {} };
+  });
 }

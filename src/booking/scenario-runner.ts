@@ -128,8 +128,8 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
 
 export default fp(scenarioRunnerPlugin, { name: 'scenario-runner', dependencies: ['store', 'webhooks', 'scenarios'], fastify: '5.x' });
 
-function orderAnywhere(app: FastifyInstance, uuid: string): { application: string; order: Order } | null {
-  for (const application of app.store.applications()) {
+function orderAnywhere(app: FastifyInstance, uuid: string, only?: string): { application: string; order: Order } | null {
+  for (const application of only === undefined ? app.store.applications() : [only]) {
     const order = app.store.tenant(application).orders[uuid] as unknown as Order | undefined;
     if (order) return { application, order };
   }
@@ -138,21 +138,21 @@ function orderAnywhere(app: FastifyInstance, uuid: string): { application: strin
 
 /** POST /__admin/scenarios/{name}/run body {order_item_uuid} or {order_uuid}: runs a scenario now. */
 export async function scenarioRunRoutes(app: FastifyInstance) {
-  app.post<{ Params: { name: string }; Body: { order_item_uuid?: string; order_uuid?: string } | undefined }>('/scenarios/:name/run', {
+  app.post<{ Params: { name: string }; Body: { order_item_uuid?: string; order_uuid?: string; application?: string } | undefined }>('/scenarios/:name/run', {
     schema: {
       summary: 'Run a scenario on an order item or order',
       description: 'Body `{order_item_uuid}` (one item; wins when both are given) or `{order_uuid}` (all of its items). Every item must be in the status the scenario starts from.',
       response: errorResponses({ 400: 'Neither order_item_uuid nor order_uuid', 404: 'No such scenario, order item or order', 409: 'An item is not in the status the scenario starts from', 503: 'The state file did not take the write' }),
     },
     // Shown in the control API's document only: the handler checks the body itself.
-    config: { docsOnly: { body: { type: 'object', properties: { order_item_uuid: { type: 'string', format: 'uuid' }, order_uuid: { type: 'string', format: 'uuid' } } } } },
+    config: { docsOnly: { body: { type: 'object', properties: { order_item_uuid: { type: 'string', format: 'uuid' }, order_uuid: { type: 'string', format: 'uuid' }, application: { type: 'string', description: 'only an item or order of this application' } } } } },
   }, async (request) => {
     const scenario = app.scenarios.get(request.params.name);
     if (!scenario) throw errors.notFound(`Scenario ${clip(request.params.name)} does not exist (GET /__admin/scenarios)`);
-    const { order_item_uuid, order_uuid } = request.body ?? {};
+    const { order_item_uuid, order_uuid, application: only } = request.body ?? {};
     if (!order_item_uuid && !order_uuid) throw errors.validation('body needs "order_item_uuid" or "order_uuid"');
     // An item names one item (it wins when both are given); an order names all of its items.
-    const found = order_item_uuid ? app.orderItems.find(order_item_uuid) : orderAnywhere(app, order_uuid!);
+    const found = order_item_uuid ? app.orderItems.find(order_item_uuid, only) : orderAnywhere(app, order_uuid!, only);
     if (!found) throw errors.notFound(order_item_uuid ? `Order item ${clip(order_item_uuid)} does not exist` : `Order ${clip(order_uuid)} does not exist`);
     const { application, order } = found;
     const items = order_item_uuid ? order.items.filter((x) => x.uuid === order_item_uuid) : order.items;
