@@ -40,6 +40,8 @@ export interface Config {
   shared: boolean;
   /** With `shared`: partner requests per second per application (0: no limit). */
   rateLimit: number;
+  /** With `shared`: receivers partners set may be loopback or private addresses (a private deployment). */
+  allowPrivateReceivers: boolean;
 }
 
 export const defaults: Readonly<Config> = Object.freeze({
@@ -60,6 +62,7 @@ export const defaults: Readonly<Config> = Object.freeze({
   adminToken: null,
   shared: false,
   rateLimit: 100,
+  allowPrivateReceivers: false,
 });
 
 export type LogFormat = 'pretty' | 'json';
@@ -103,6 +106,7 @@ export const OPTIONS: readonly Option[] = [
   { key: 'logFormat', flag: 'log-format', arg: 'FORMAT', env: ['MOCK_SERVER_LOG_FORMAT'], kind: 'choice', choices: LOG_FORMATS, nullable: true, defaultText: 'pretty on a terminal, else json', help: 'pretty (one readable line per event) or json (JSON lines)' },
   { key: 'adminToken', flag: 'admin-token', arg: 'T', env: ['MOCK_SERVER_ADMIN_TOKEN'], kind: 'token', nullable: true, help: 'control API (/__admin) needs Authorization: Bearer T (health stays open)' },
   { key: 'shared', flag: 'shared', arg: '', env: ['MOCK_SERVER_SHARED'], kind: 'bool', help: 'a sandbox shared by partners: no built-in sandbox-client, partners registered with POST /__admin/clients (needs --admin-token)' },
+  { key: 'allowPrivateReceivers', flag: 'allow-private-receivers', arg: '', env: ['MOCK_SERVER_ALLOW_PRIVATE_RECEIVERS'], kind: 'bool', help: 'with --shared: receivers partners set may be loopback or private addresses (a private deployment)' },
   { key: 'rateLimit', flag: 'rate-limit', arg: 'N', env: ['MOCK_SERVER_RATE_LIMIT'], kind: 'int', min: 0, max: 1_000_000, help: 'with --shared: partner requests per second per application, past it 429 (0 = no limit)' },
 ];
 

@@ -51,6 +51,8 @@ export interface MockServerConfig {
   shared: boolean;
   /** --rate-limit: with shared, partner requests per second per application (0: no limit; default 100). */
   rateLimit: number;
+  /** --allow-private-receivers: with shared, receivers partners set may be loopback or private addresses. */
+  allowPrivateReceivers: boolean;
 }
 
 /** The server's settings (an alias of MockServerConfig). */

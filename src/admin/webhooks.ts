@@ -1,9 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { clip, errorResponses, errors } from '../http/errors.js';
 import { checkReceiver, ReceiverUnreachable } from '../webhooks/check.js';
 import { ChaosSchema, chaosConfig, MAX_CHAOS_APPLICATIONS } from '../webhooks/chaos.js';
 import { webhookUrlProblem } from '../webhooks/url.js';
+import { publicTargetProblem } from '../webhooks/guard.js';
 
 const DeliveriesQuery = Type.Object(
   {
@@ -76,6 +77,10 @@ const CheckBody = Type.Object(
 
 /** Control endpoints of the webhook dispatcher: the delivery log, redeliver, per-application URL and secret. */
 export default async function webhookAdminRoutes(app: FastifyInstance) {
+  // On a shared sandbox a partner's token may point receivers and checks at public addresses only
+  // (not its own network, not the metadata service), unless --allow-private-receivers says otherwise.
+  const guarded = (request: FastifyRequest) => Boolean(request.controlScope) && app.config.shared && !app.config.allowPrivateReceivers;
+  const partnerTargetProblem = (request: FastifyRequest, url: string) => (guarded(request) ? publicTargetProblem(url) : Promise.resolve(null));
   app.get<{ Querystring: Static<typeof DeliveriesQuery> }>(
     '/webhooks/deliveries',
     {
@@ -109,12 +114,12 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const { url, secret, application } = request.body;
-      const problem = url === null ? null : webhookUrlProblem(url);
+      const problem = url === null ? null : (webhookUrlProblem(url) ?? (await partnerTargetProblem(request, url)));
       if (problem) throw errors.validation(`body "url": ${problem}`);
       if (url === null && secret) {
         throw errors.validation('body "secret" needs a "url"');
       }
-      await app.webhooks.configure(application, url === null ? null : { url, secret: secret ?? null });
+      await app.webhooks.configure(application, url === null ? null : { url, secret: secret ?? null }, request.controlScope ? 'partner' : 'admin');
       // What applies now: after `url: null`, the receiver it falls back to.
       const now = app.webhooks.receiver(application);
       return { application: application ?? null, ...(now ?? { url: null, source: null, set_at: null, signing: 'none', signed: false }) };
@@ -177,12 +182,12 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
     const configured = body.application !== undefined ? app.webhooks.target(body.application) : app.webhooks.defaultTarget();
     const url = body.url ?? configured?.url;
     if (!url) throw errors.validation(`body "url" is needed: no receiver is configured${body.application ? ` for application "${clip(body.application)}"` : ''}`);
-    const problem = webhookUrlProblem(url);
+    const problem = webhookUrlProblem(url) ?? (await partnerTargetProblem(request, url));
     if (problem) throw errors.validation(`body "url": ${problem}`);
     const secret = body.secret !== undefined ? body.secret : body.url === undefined ? (configured?.secret ?? null) : null;
     try {
       const { timeoutMs, deadlineMs } = app.webhooks.sender;
-      return await checkReceiver({ url, secret, basic: body.basic ?? null, headerPrefix: app.config.headerPrefix, timeoutMs, deadlineMs });
+      return await checkReceiver({ url, secret, basic: body.basic ?? null, headerPrefix: app.config.headerPrefix, timeoutMs, deadlineMs, publicOnly: guarded(request) && (body.url !== undefined || configured?.publicOnly === true) });
     } catch (e) {
       if (e instanceof ReceiverUnreachable) throw errors.receiverUnreachable(e.message);
       throw e;

@@ -41,6 +41,8 @@ export interface WebhookConfig {
   secret: string | null;
   /** When PUT /__admin/webhooks/config stored it (server clock); absent in files of earlier versions. */
   set_at?: string;
+  /** 'partner': set with a partner's token (on a shared sandbox it then reaches public addresses only); absent: the admin. */
+  set_by?: 'partner';
 }
 
 /** An application's changes to an activity's destinations (PUT/DELETE), keyed by activity uuid. */

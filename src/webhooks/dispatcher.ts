@@ -39,6 +39,8 @@ export interface DispatcherOptions {
   /** Requests in flight at once for one application (its share, whatever its receiver does); default 256. */
   perApplication?: number;
   /** Trouble at warn; one line per attempt (failed ones at warn, delivered ones at info). */
+  /** A shared sandbox without --allow-private-receivers: receivers set by partners reach public addresses only. */
+  guardPartners?: boolean;
   /** Seeds the chaos draws (duplicates, delays): the server's --seed. */
   seed?: number;
   logger?: AttemptLogger;
@@ -108,7 +110,7 @@ export class WebhookDispatcher {
     // Connections per receiver as many as requests in all: applications sharing a receiver are held to their shares by the slots, not by undici's pool.
     const total = opts.concurrency ?? 1024;
     this.sender = new WebhookSender({ timeoutMs: opts.timeoutMs, deadlineMs: opts.deadlineMs, connections: total });
-    this.#targets = new WebhookTargets(opts.store, opts.flags ?? { url: null, secret: null });
+    this.#targets = new WebhookTargets(opts.store, opts.flags ?? { url: null, secret: null }, opts.guardPartners);
     this.#now = opts.now ?? (() => opts.clock.now());
     this.#delays = retryDelays(opts.schedule ?? DEFAULT_RETRY_SCHEDULE);
     this.#wall = opts.wallClock ?? (() => new Date());
@@ -154,8 +156,8 @@ export class WebhookDispatcher {
   }
 
   /** PUT /__admin/webhooks/config: one application, or (no application) the default for all, dropping per-application ones. */
-  configure(application: string | undefined, target: WebhookTarget | null): Promise<void> {
-    return this.#targets.configure(application, target, this.opts.clock.now());
+  configure(application: string | undefined, target: WebhookTarget | null, setBy: 'admin' | 'partner' = 'admin'): Promise<void> {
+    return this.#targets.configure(application, target, this.opts.clock.now(), setBy);
   }
 
   /**
@@ -305,7 +307,7 @@ export class WebhookDispatcher {
     this.#slots.close();
     // Attempts that already ended are recorded; those cut off by closing the sockets are not (they run again after a restart).
     this.#save();
-    await this.sender.close();
+    await Promise.all([this.sender.close(), this.#guarded?.close()]);
     await Promise.allSettled([...this.#inFlight.values()]);
     for (const w of this.#idleWaiters.splice(0)) w();
   }
@@ -484,7 +486,13 @@ export class WebhookDispatcher {
     const headers = target.secret
       ? signatureHeaders({ id: d.id, body, secret: target.secret, headerPrefix: this.opts.headerPrefix, at: this.#wall() })
       : {};
-    return this.sender.send(target.url, body, headers);
+    return (target.publicOnly ? this.#publicOnly() : this.sender).send(target.url, body, headers);
+  }
+
+  #guarded: WebhookSender | null = null;
+  /** A sender that connects to public addresses only, for receivers partners set on a shared sandbox (made when first needed). */
+  #publicOnly(): WebhookSender {
+    return (this.#guarded ??= new WebhookSender({ timeoutMs: this.sender.timeoutMs, deadlineMs: this.sender.deadlineMs, connections: this.opts.concurrency ?? 1024, publicOnly: true }));
   }
 
   #arm(earliest: number, now: number): void {

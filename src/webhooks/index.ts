@@ -26,6 +26,7 @@ async function webhooksPlugin(app: FastifyInstance, opts: WebhooksPluginOptions)
     headerPrefix: app.config.headerPrefix,
     seed: app.config.seed,
     flags: { url: app.config.webhookUrl, secret: app.config.webhookSecret },
+    guardPartners: app.config.shared && !app.config.allowPrivateReceivers,
     logger: app.log,
   });
   app.decorate('webhooks', dispatcher);
