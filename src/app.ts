@@ -182,7 +182,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         currencies: catalog.currencies.map((c) => c.code),
         markets: new Map(catalog.markets.map((m) => [m.slug, m.currency])),
       });
-      if (config.shared && config.rateLimit > 0) await api.register(applicationLimits, { perSecond: config.rateLimit });
+      if (config.shared) await api.register(applicationLimits, { perSecond: config.rateLimit, stateRecords: config.stateLimit });
       await api.register(faultHook, { basePath: config.basePath });
       // Between the headers (which name the application) and auth (whose token check reads its state).
       const sync = syncApplicationHook(app.store);

@@ -53,6 +53,8 @@ export interface MockServerConfig {
   rateLimit: number;
   /** --allow-private-receivers: with shared, receivers partners set may be loopback or private addresses. */
   allowPrivateReceivers: boolean;
+  /** --state-limit: with shared, records one application may keep (0: no limit; default 50,000). */
+  stateLimit: number;
 }
 
 /** The server's settings (an alias of MockServerConfig). */

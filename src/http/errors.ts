@@ -147,6 +147,14 @@ export const errors = {
    * the request is well-formed and would be taken once the list has room, which the message says how to make.
    */
   atCapacity: (message: string) => new ApiError(409, '0', message),
+  /** 429: a shared sandbox's application keeps as many records as it may (--state-limit). */
+  stateFull: (application: string, records: number, max: number) =>
+    new ApiError(
+      429,
+      '0',
+      `Application "${clip(application)}" keeps ${records} records (carts, orders, deliveries, scenario runs, tokens), the most this shared sandbox keeps per application: POST /__admin/reset with its application (a partner's own token may) starts it afresh`,
+      { 'Retry-After': '3600' },
+    ),
   /** 403: a partner's token on a server-wide control operation (a full reset, the server clock, partner registration, …). */
   adminOnly: () =>
     new ApiError(403, '0', "This control operation is server-wide: it needs the admin token. A partner's access token may act on its own application only"),
