@@ -152,7 +152,7 @@ export const errors = {
     new ApiError(
       429,
       '0',
-      `Application "${clip(application)}" keeps ${records} records (carts, orders, deliveries, scenario runs, tokens), the most this shared sandbox keeps per application: POST /__admin/reset with its application (a partner's own token may) starts it afresh`,
+      `Application "${clip(application)}" keeps ${records} records (carts, orders, deliveries, scenario runs, tokens); this shared sandbox keeps at most ${max} per application: POST /__admin/reset with its application (a partner's own token may) starts it afresh`,
       { 'Retry-After': '3600' },
     ),
   /** 403: a partner's token on a server-wide control operation (a full reset, the server clock, partner registration, …). */

@@ -42,7 +42,7 @@ t.test('past its state size an application cannot add state (429 with Retry-Afte
   const refused = await post('full', '/carts');
   t.equal(refused.statusCode, 429);
   t.same(Object.keys(refused.json()).sort(), ['code', 'message']);
-  t.match(refused.json().message, /Application "full" keeps 3 records .* POST \/__admin\/reset/);
+  t.match(refused.json().message, /Application "full" keeps 3 records .*at most 3 per application: POST \/__admin\/reset/);
   t.equal(refused.headers['retry-after'], '3600');
   t.equal((await post('other', '/carts')).statusCode, 200, 'another application is not affected');
   t.equal((await app.inject({ url: '/api/v3/currencies', headers: { 'x-service-application': 'full' } })).statusCode, 200, 'reads go on');
