@@ -1,0 +1,132 @@
+// Due work on one PostgreSQL shared by two app instances: each webhook, scenario step and retention
+// sweep runs once, on one of them, whichever instance recorded it.
+import t, { type Test } from 'tap';
+import type { FastifyInstance } from 'fastify';
+import { systemClock } from '../../src/clock.js';
+import { createStore } from '../../src/store/index.js';
+import { bookOrder, overInjectInTurn } from '../book-order.js';
+import { startPostgres } from '../pg/server.js';
+import { buildWebhookApp, startReceiver, T0, type Answer, type Received } from '../webhooks/receiver.js';
+
+const server = await startPostgres(t);
+let n = 0;
+
+/** Two instances on one fresh database, on real clocks set to the test day, sending to `url`. */
+async function pair(t: Test, url: string | null): Promise<[FastifyInstance, FastifyInstance]> {
+  const db = await server.createDatabase(`due_${++n}`);
+  const apps: FastifyInstance[] = [];
+  for (let i = 0; i < 2; i++) {
+    const app = await buildWebhookApp({ store: await createStore(db), clock: systemClock(Date.parse(T0) - Date.now()), config: { webhookUrl: url }, schedule: { leaseMs: 1000 } });
+    t.teardown(() => app.close());
+    apps.push(app);
+  }
+  return apps as [FastifyInstance, FastifyInstance];
+}
+
+async function receiver(t: Test, answer?: (r: Received, i: number) => Answer) {
+  const rx = await startReceiver(answer);
+  t.teardown(rx.close);
+  return rx;
+}
+
+const move = (app: FastifyInstance, item: string, status: string) => app.inject({ method: 'POST', url: `/__admin/order-items/${item}/status`, payload: { status } });
+const keyOf = (r: Received) => {
+  const p = JSON.parse(r.body);
+  return `${p.order_item_uuid}@${p.order_item_version}`;
+};
+
+/** Polls `check` every 50 ms until it holds (at most `ms`). */
+async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (await check()) return true;
+  return check();
+}
+
+async function delivered(app: FastifyInstance, application: string): Promise<number> {
+  const res = await app.inject({ url: `/__admin/webhooks/deliveries?application=${application}` });
+  return (res.json().deliveries as Array<{ state: string }>).filter((d) => d.state === 'delivered').length;
+}
+
+t.test('50 moves on alternating instances: every webhook is received exactly once, versions of an item in order', async (t) => {
+  const rx = await receiver(t);
+  const [a, b] = await pair(t, rx.url);
+  const orders = [];
+  for (let i = 0; i < 25; i++) orders.push(await bookOrder(overInjectInTurn(i % 2 ? [a, b] : [b, a], 'many')));
+  const items = orders.map((o) => o.items[0]!.uuid);
+  // Each item moved twice, the first move on one instance and the second on the other; the items' moves run together.
+  const first = await Promise.all(items.map((item, i) => move(i % 2 ? a : b, item, 'OK')));
+  t.same(new Set(first.map((r) => r.statusCode)), new Set([200]));
+  const second = await Promise.all(items.map((item, i) => move(i % 2 ? b : a, item, 'REFUND_STARTED')));
+  t.same(new Set(second.map((r) => r.statusCode)), new Set([200]));
+
+  t.ok(await until(async () => (await delivered(a, 'many')) === 50), 'all 50 recorded delivered');
+  await new Promise((r) => setTimeout(r, 1500)); // longer than a lease: anything sent again would have come by now
+  const keys = rx.received.map(keyOf);
+  t.equal(new Set(keys).size, 50, 'none missing');
+  t.equal(keys.length, 50, `none twice (${keys.length} received)`);
+  for (const item of items) {
+    const order = keys.filter((k) => k.startsWith(item));
+    t.same(order, [`${item}@2`, `${item}@3`], 'an item\'s second move arrives after its first');
+  }
+  t.equal(await delivered(b, 'many'), 50, 'the other instance reads the same log');
+  const claimed = [a, b].map((app) => app.scheduler.stats.claimed.webhook ?? 0);
+  t.equal(claimed[0]! + claimed[1]!, 50, `each delivery claimed once (${claimed.join(' + ')})`);
+});
+
+t.test('a retry is sent by whichever instance claims it, once', async (t) => {
+  let calls = 0;
+  const rx = await receiver(t, () => (calls++ === 0 ? 500 : 200));
+  const [a, b] = await pair(t, rx.url);
+  const order = await bookOrder(overInjectInTurn([a, b], 'retry'));
+  const item = order.items[0]!.uuid;
+  t.equal((await move(a, item, 'OK')).statusCode, 200);
+  t.ok(await until(() => rx.received.length === 1), 'the first attempt fails');
+  // The retry is 10 s away on the default schedule: moving the clock on b brings it due on both.
+  t.equal((await b.inject({ method: 'POST', url: '/__admin/clock', payload: { advance: 'PT11S' } })).statusCode, 200);
+  t.ok(await until(async () => (await delivered(a, 'retry')) === 1), 'delivered by the retry');
+  await new Promise((r) => setTimeout(r, 1500));
+  t.equal(rx.received.length, 2, 'one failed attempt, one retry, nothing more');
+});
+
+t.test('a scenario step due on both instances is applied once', async (t) => {
+  const rx = await receiver(t);
+  const [a, b] = await pair(t, rx.url);
+  const items: string[] = [];
+  for (let i = 0; i < 10; i++) items.push((await bookOrder(overInjectInTurn([a, b], 'steps'))).items[0]!.uuid);
+  for (const [i, item] of items.entries()) {
+    const res = await (i % 2 ? a : b).inject({ method: 'POST', url: '/__admin/scenarios/delayed-confirmation/run', payload: { order_item_uuid: item } });
+    t.equal(res.statusCode, 200);
+  }
+  t.equal(rx.received.length, 0, 'the step waits two minutes');
+  // Both instances' clocks move (the other hears of it): the step is due on both at once.
+  t.equal((await a.inject({ method: 'POST', url: '/__admin/clock', payload: { advance: 'PT2M' } })).statusCode, 200);
+  t.ok(await until(async () => (await delivered(a, 'steps')) === 10), 'every step applied, its webhook delivered');
+  await new Promise((r) => setTimeout(r, 1500));
+  await b.store.sync!('steps');
+  for (const item of items) t.match(b.orderItems.find(item)?.order.items[0], { status: 'OK', version: 2 }, 'moved once');
+  t.same(rx.received.map(keyOf).sort(), items.map((i) => `${i}@2`).sort(), 'one webhook per step');
+  const claimed = [a, b].map((app) => app.scheduler.stats.claimed.scenario ?? 0);
+  t.ok(claimed[0]! + claimed[1]! >= 10, `the runs were claimed (${claimed.join(' + ')})`);
+});
+
+t.test('the retention sweep runs on one instance per window', async (t) => {
+  const [a, b] = await pair(t, null);
+  const H = { 'x-service-application': 'sweep' };
+  const cart = async (app: FastifyInstance) => (await app.inject({ method: 'POST', url: '/api/v3/carts', headers: H })).json().uuid as string;
+  const old = [await cart(a), await cart(b)];
+  const sweeps = () => a.scheduler.stats.sweeps + b.scheduler.stats.sweeps;
+  // Creations on both instances, a few at a time, until one of them has swept (bounded).
+  const burst = async () => {
+    for (let i = 0; i < 40; i++) {
+      await Promise.all([cart(a), cart(b)]);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  await burst();
+  t.equal(sweeps(), 1, 'the first window: one sweep');
+  await a.inject({ method: 'POST', url: '/__admin/clock', payload: { advance: 'P4M' } });
+  await new Promise((r) => setTimeout(r, 200)); // b hears of the clock
+  await burst();
+  t.equal(sweeps(), 2, 'four months later: one sweep more, on one instance');
+  await a.store.sync!('sweep');
+  for (const uuid of old) t.notOk(a.store.tenant('sweep').carts[uuid], 'the expired carts are gone');
+});
