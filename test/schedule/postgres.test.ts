@@ -80,11 +80,28 @@ t.test('a retry is sent by whichever instance claims it, once', async (t) => {
   const item = order.items[0]!.uuid;
   t.equal((await move(a, item, 'OK')).statusCode, 200);
   t.ok(await until(() => rx.received.length === 1), 'the first attempt fails');
-  // The retry is 10 s away on the default schedule: moving the clock on b brings it due on both.
-  t.equal((await b.inject({ method: 'POST', url: '/__admin/clock', payload: { advance: 'PT11S' } })).statusCode, 200);
+  // The retry is 10 s away on the default schedule, on the application's clock: moving that clock
+  // (not the server's) on b brings it due on both.
+  t.equal((await b.inject({ method: 'POST', url: '/__admin/clock', payload: { advance: 'PT5S', application: 'retry' } })).statusCode, 200);
+  await new Promise((r) => setTimeout(r, 1500));
+  t.equal(rx.received.length, 1, 'not due yet five seconds on');
+  t.equal((await b.inject({ method: 'POST', url: '/__admin/clock', payload: { advance: 'PT6S', application: 'retry' } })).statusCode, 200);
   t.ok(await until(async () => (await delivered(a, 'retry')) === 1), 'delivered by the retry');
   await new Promise((r) => setTimeout(r, 1500));
   t.equal(rx.received.length, 2, 'one failed attempt, one retry, nothing more');
+});
+
+t.test('a reset drops the due work with the state: a retry of an application reset on the other instance is never sent', async (t) => {
+  const rx = await receiver(t, () => 500);
+  const [a, b] = await pair(t, rx.url);
+  const order = await bookOrder(overInjectInTurn([a, b], 'gone'));
+  t.equal((await move(a, order.items[0]!.uuid, 'OK')).statusCode, 200);
+  t.ok(await until(() => rx.received.length === 1), 'the first attempt fails; a retry is scheduled');
+  t.equal((await b.inject({ method: 'POST', url: '/__admin/reset', payload: { application: 'gone' } })).statusCode, 200);
+  t.equal((await a.inject({ method: 'POST', url: '/__admin/clock', payload: { advance: 'PT1H' } })).statusCode, 200);
+  await new Promise((r) => setTimeout(r, 1500));
+  t.equal(rx.received.length, 1, 'no retry after the reset');
+  t.equal(await delivered(a, 'gone'), 0);
 });
 
 t.test('a scenario step due on both instances is applied once', async (t) => {
