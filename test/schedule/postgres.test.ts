@@ -1,9 +1,11 @@
 // Due work on one PostgreSQL shared by two app instances: each webhook, scenario step and retention
 // sweep runs once, on one of them, whichever instance recorded it.
 import t, { type Test } from 'tap';
+import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { systemClock } from '../../src/clock.js';
 import { createStore } from '../../src/store/index.js';
+import { deliveryDue } from '../../src/webhooks/delivery.js';
 import { bookOrder, overInjectInTurn } from '../book-order.js';
 import { startPostgres } from '../pg/server.js';
 import { buildWebhookApp, startReceiver, T0, type Answer, type Received } from '../webhooks/receiver.js';
@@ -146,4 +148,40 @@ t.test('the retention sweep runs on one instance per window', async (t) => {
   t.equal(sweeps(), 2, 'four months later: one sweep more, on one instance');
   await a.store.sync!('sweep');
   for (const uuid of old) t.notOk(a.store.tenant('sweep').carts[uuid], 'the expired carts are gone');
+});
+
+t.test('due rows commit with their records, are claimed by one owner, go with their records, and are rebuilt by the migration', async (t) => {
+  const db = await server.createDatabase(`due_${++n}`);
+  const sql = async (text: string) => {
+    const c = new pg.Client({ connectionString: db });
+    await c.connect();
+    try {
+      return (await c.query(text)).rows;
+    } finally {
+      await c.end();
+    }
+  };
+  const store = await createStore(db);
+  t.teardown(() => store.close());
+  store.due!.rule({ field: 'deliveries', kind: 'webhook', due: deliveryDue });
+  const pending = { id: 'd1', application: 'x', order_item_uuid: 'item', order_item_version: 2, seq: 7, state: 'pending', next_attempt_at: T0 };
+  await store.update('x', (tn) => void (tn.deliveries.d1 = { ...pending }));
+  const row = [{ app: 'x', kind: 'webhook', key: 'd1', due_at: String(Date.parse(T0)), chain: 'item', rank: '2000000000007', lease_owner: null }];
+  t.same(await sql('select app, kind, key, due_at, chain, rank, lease_owner from mock_due'), row, 'written with the record');
+  t.same(await store.due!.claim('webhook', 'one', Date.parse(T0) - 1, 1000, 10), [], 'not due a millisecond before');
+  t.same(await store.due!.claim('webhook', 'one', Date.parse(T0), 1000, 10), [{ application: 'x', key: 'd1' }], 'claimed when due');
+  t.same(await store.due!.claim('webhook', 'two', Date.parse(T0), 1000, 10), [], 'not by a second owner while leased');
+  await store.update('x', (tn) => void (tn.deliveries.d2 = { ...pending, id: 'd2', order_item_version: 3, seq: 8 }));
+  t.same(await store.due!.claim('webhook', 'two', Date.parse(T0), 1000, 10), [], "the item's next version waits for the one under way");
+  await store.update('x', (tn) => void (tn.deliveries.d1 = { ...pending, state: 'delivered', next_attempt_at: null }));
+  t.same(await store.due!.claim('webhook', 'two', Date.parse(T0), 1000, 10), [{ application: 'x', key: 'd2' }], 'and goes once it is delivered');
+  await store.update('x', (tn) => void delete tn.deliveries.d2);
+  t.same(await sql('select key from mock_due'), [], 'gone with the deliveries');
+
+  // A database of the schema before due rows: the migration makes the rows of pending records.
+  await store.update('x', (tn) => void (tn.deliveries.d1 = { ...pending }));
+  await sql("drop table mock_due; update mock_schema_version set version = 1");
+  const again = await createStore(db);
+  t.teardown(() => again.close());
+  t.same(await sql('select app, kind, key, due_at, chain, rank, lease_owner from mock_due'), row, 'rebuilt at start');
 });
