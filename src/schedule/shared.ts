@@ -70,15 +70,17 @@ export class SharedScheduler implements Scheduler {
     const s = this.#kinds.get(kind);
     if (!s || this.#closed) return Promise.resolve();
     if (s.next) return s.next;
-    const next = (s.running ?? Promise.resolve()).then(() => {
-      s.next = null;
-      return this.#round(kind, s);
-    });
+    const next: Promise<void> = (s.running ?? Promise.resolve())
+      .then(() => {
+        s.next = null;
+        return this.#round(kind, s);
+      })
+      .catch((e: unknown) => this.#warn(`looking for due ${kind} work failed (${(e as Error).message})`))
+      .finally(() => {
+        if (s.running === next) s.running = null;
+      });
     s.next = next;
     s.running = next;
-    void next.finally(() => {
-      if (s.running === next) s.running = null;
-    });
     return next;
   }
 

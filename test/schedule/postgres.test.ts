@@ -185,3 +185,17 @@ t.test('due rows commit with their records, are claimed by one owner, go with th
   t.teardown(() => again.close());
   t.same(await sql('select app, kind, key, due_at, chain, rank, lease_owner from mock_due'), row, 'rebuilt at start');
 });
+
+t.test("applications take turns in a claim: one's backlog does not hold back another's work", async (t) => {
+  const store = await createStore(await server.createDatabase(`due_${++n}`));
+  t.teardown(() => store.close());
+  store.due!.rule({ field: 'deliveries', kind: 'webhook', due: deliveryDue });
+  const at = (s: number) => new Date(Date.parse(T0) + s * 1000).toISOString();
+  const d = (id: string, item: string, s: number) => ({ id, order_item_uuid: item, order_item_version: 1, seq: 1, state: 'pending', next_attempt_at: at(s) });
+  await store.update('busy', (tn) => {
+    for (let i = 0; i < 20; i++) tn.deliveries[`b${i}`] = d(`b${i}`, `item${i}`, i);
+  });
+  await store.update('quiet', (tn) => void (tn.deliveries.q = d('q', 'other', 30)));
+  const claimed = await store.due!.claim('webhook', 'me', Date.parse(T0) + 60_000, 1000, 3);
+  t.same(claimed.map((c) => c.key).sort(), ['b0', 'b1', 'q'], "each application's oldest first, then the next");
+});

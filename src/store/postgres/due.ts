@@ -11,15 +11,20 @@ export const DUE_SQL = {
   /**
    * The rows of `kind` due now on their application's clock (the server time given plus the
    * application's offset), whose lease is free or ran out, and that come first in their chain (an
-   * earlier one, under way or waiting, holds the rest back); locked rows are skipped: another
-   * instance is claiming them. Oldest first. Leases are on the database's clock.
+   * earlier one, under way or waiting, holds the rest back). Applications take turns: each one's
+   * oldest row, then each one's second, and so on, so that one application's backlog does not keep
+   * another's work waiting. Rows being claimed by another instance are skipped (locked); the lease
+   * is checked again on the locked row. Leases are on the database's clock.
    */
-  claim: `with c as (
-      select d.app, d.key from mock_due d
+  claim: `with ranked as (
+      select d.app, d.key, d.due_at, row_number() over (partition by d.app order by d.due_at) as turn from mock_due d
       where d.kind = $1 and d.due_at <= $2::bigint + ${OFFSET}
         and (d.lease_until is null or d.lease_until < clock_timestamp())
         and (d.chain is null or not exists (select 1 from mock_due e where e.app = d.app and e.kind = d.kind and e.chain = d.chain and e.rank < d.rank))
-      order by d.due_at
+    ), c as (
+      select d.app, d.key from mock_due d join ranked r on r.app = d.app and r.key = d.key
+      where d.kind = $1 and (d.lease_until is null or d.lease_until < clock_timestamp())
+      order by r.turn, r.due_at
       limit $3
       for update of d skip locked
     )
