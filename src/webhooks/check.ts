@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ORDER_ITEM_STATUSES, type OrderItemStatus } from '../booking/order-item-status.js';
+import { ORDER_ITEM_STATUSES, type OrderItemStatus } from '../lifecycle/order-item-status.js';
 import { buildPayload, serializePayload } from './payload.js';
 import { WebhookSender, type AttemptResult } from './sender.js';
 import { redactUrl, splitCredentials } from './url.js';

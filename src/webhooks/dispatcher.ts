@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Store, Tenant } from '../store/index.js';
+import type { Claim, Scheduler } from '../schedule/index.js';
 import { ApiError, clip, errors } from '../http/errors.js';
 import { serializePayload, type OrderItemSnapshot } from './payload.js';
 import { signatureHeaders } from './signer.js';
@@ -10,12 +11,17 @@ import { WebhookTargets, type ReceiverSource, type WebhookTarget } from './targe
 import { logAttempt, receiverForLog, type AttemptLogger } from './attempt-log.js';
 import { ChaosSettings, type ChaosConfig, type ChaosMark, type ChaosSource } from './chaos.js';
 import { waitingReason, type DeliveryView, type DeliveryWait } from './waiting.js';
-import { afterAttempt, compareDeliveries, DEFAULT_RETRY_SCHEDULE, listDeliveries, recordDelivery, retryDelays, type Delivery, type DeliveryAttempt, type DeliveryFilter } from './delivery.js';
+import { afterAttempt, compareDeliveries, DEFAULT_RETRY_SCHEDULE, deliveryDue, listDeliveries, recordDelivery, retryDelays, type Delivery, type DeliveryAttempt, type DeliveryFilter } from './delivery.js';
 
 export type { ReceiverSource, WebhookTarget } from './targets.js';
 
 export interface DispatcherOptions {
   store: Store;
+  /**
+   * Where due deliveries are claimed. Absent or local (file and memory stores): this process sends
+   * every delivery it records or finds at start. Shared: it sends only the deliveries it claimed.
+   */
+  scheduler?: Scheduler;
   /** The SERVER clock: its moves (and those of an application's clock, through notify) fast-forward retries. */
   clock: Clock;
   /**
@@ -104,6 +110,8 @@ export class WebhookDispatcher {
   readonly chaos: ChaosSettings;
   #chaosSource: ChaosSource | null = null;
   readonly #observers: AttemptObserver[] = [];
+  /** Shared store: the claims this instance holds, by delivery id (only those are in #queues). */
+  readonly #claims: Map<string, Claim> | null;
 
   constructor(private readonly opts: DispatcherOptions) {
     this.chaos = new ChaosSettings(opts.seed ?? 1);
@@ -116,6 +124,8 @@ export class WebhookDispatcher {
     this.#wall = opts.wallClock ?? (() => new Date());
     this.#slots = new SendSlots(total, Math.min(opts.perApplication ?? 256, total));
     this.#unsubscribe = opts.clock.onChange?.(() => this.#queueTick()) ?? (() => undefined);
+    this.#claims = opts.scheduler?.shared ? new Map() : null;
+    opts.scheduler?.register('webhook', { rule: { field: 'deliveries', due: deliveryDue }, limit: total, run: (claims) => this.#claimed(claims) });
     opts.store.onReset((app) => {
       this.#forget(app);
       this.chaos.clear(app);
@@ -127,8 +137,9 @@ export class WebhookDispatcher {
     return this.#targets.start();
   }
 
-  /** Indexes every delivery in the store and resumes the pending ones (after a restart). */
+  /** Indexes every delivery in the store and resumes the pending ones (after a restart); shared: the scheduler's claims bring them. */
   start(): void {
+    if (this.#claims) return;
     for (const app of this.opts.store.applications()) {
       for (const raw of Object.values(this.opts.store.tenant(app).deliveries)) this.#track(raw as unknown as Delivery);
     }
@@ -172,6 +183,8 @@ export class WebhookDispatcher {
   /** Starts sending a delivery returned by record(). */
   send(delivery: Delivery | null): void {
     if (!delivery) return;
+    // Shared: the commit that recorded it has woken the scheduler, which claims it here or elsewhere.
+    if (this.#claims) return void this.#apps.set(delivery.id, delivery.application);
     this.#track(delivery);
     this.#queueTick();
   }
@@ -184,7 +197,9 @@ export class WebhookDispatcher {
   }
 
   get(id: string): Delivery | undefined {
-    const app = this.#apps.get(id);
+    let app = this.#apps.get(id);
+    // Shared: a delivery recorded by another instance is found where it is.
+    if (app === undefined && this.#claims) app = this.opts.store.applications().find((a) => this.opts.store.tenant(a).deliveries[id]);
     return app === undefined ? undefined : (this.opts.store.tenant(app).deliveries[id] as unknown as Delivery | undefined);
   }
 
@@ -220,8 +235,8 @@ export class WebhookDispatcher {
 
   /** Sends a delivery again now, with a fresh round of retries; 404 unknown, 409 while an attempt is running. */
   async redeliver(id: string): Promise<Delivery> {
-    const app = this.#apps.get(id);
-    if (app === undefined || !this.get(id)) throw errors.notFound(`No webhook delivery ${clip(id)}`);
+    const app = this.get(id)?.application;
+    if (app === undefined) throw errors.notFound(`No webhook delivery ${clip(id)}`);
     if (this.#inFlight.has(id)) throw new ApiError(409, '0', `Webhook delivery ${id} is being attempted right now: try again when the attempt ends`);
     const now = this.#now(app).toISOString();
     const d = await this.opts.store.update(app, (t) => {
@@ -293,7 +308,8 @@ export class WebhookDispatcher {
   }
 
   /** Resolves when no attempt is running and none is due (tests and replays wait on it). */
-  idle(): Promise<void> {
+  async idle(): Promise<void> {
+    if (this.#claims) await this.opts.scheduler?.round('webhook');
     const p = new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
     this.tick();
     return p;
@@ -317,7 +333,7 @@ export class WebhookDispatcher {
     while (queue.length > 0) {
       const cur = this.get(queue[0]!.id);
       if (cur && cur.state === 'pending') return cur;
-      queue.shift();
+      this.#unclaim(queue.shift()!.id);
     }
     items.delete(key);
     return null;
@@ -421,7 +437,10 @@ export class WebhookDispatcher {
           if (this.opts.logger) logAttempt(this.opts.logger, f.d, f.attempt, f.receiver, next);
           for (const o of this.#observers) o(f.d, f.attempt, next);
         }
-        for (const f of list) this.#inFlight.delete(f.d.id);
+        for (const f of list) {
+          this.#inFlight.delete(f.d.id);
+          this.#untrack(f.d);
+        }
         this.#queueTick();
       };
       this.opts.store
@@ -441,7 +460,11 @@ export class WebhookDispatcher {
         });
     }
     const saving = new Set([...byApp.values()].flat().map((f) => f.d.id));
-    for (const { d } of done) if (!saving.has(d.id)) this.#inFlight.delete(d.id);
+    for (const { d } of done) {
+      if (saving.has(d.id)) continue;
+      this.#inFlight.delete(d.id);
+      this.#untrack(d, true);
+    }
     this.#queueTick();
   }
 
@@ -495,6 +518,48 @@ export class WebhookDispatcher {
     return (this.#guarded ??= new WebhookSender({ timeoutMs: this.sender.timeoutMs, deadlineMs: this.sender.deadlineMs, connections: this.opts.concurrency ?? 1024, publicOnly: true }));
   }
 
+  /** Shared store: deliveries claimed for this instance, read once their application is up to date, then sent as if recorded here. */
+  async #claimed(claims: Claim[]): Promise<void> {
+    const apps = [...new Set(claims.map((c) => c.application))];
+    await Promise.all(apps.map((a) => this.opts.store.sync?.(a)));
+    for (const c of claims) {
+      const d = this.opts.store.tenant(c.application).deliveries[c.key] as unknown as Delivery | undefined;
+      // Delivered, failed or reset meanwhile: nothing is due any more.
+      if (!d || d.state !== 'pending') {
+        this.opts.scheduler?.drop('webhook', c);
+        continue;
+      }
+      this.#claims?.set(d.id, c);
+      this.#track(d);
+    }
+    this.#queueTick();
+  }
+
+  /**
+   * Shared store: an attempt's outcome is written (its row's lease given back with it): the
+   * delivery leaves this instance, and its next attempt is claimed anew. Given back at once when
+   * nothing was written.
+   */
+  #untrack(d: Delivery, unwritten = false): void {
+    const claim = this.#claims?.get(d.id);
+    if (!claim) return;
+    const items = this.#queues.get(d.application);
+    const queue = items?.get(d.order_item_uuid);
+    const i = queue?.findIndex((q) => q.id === d.id) ?? -1;
+    if (queue && i >= 0) queue.splice(i, 1);
+    if (items && queue?.length === 0) items.delete(d.order_item_uuid);
+    this.#claims?.delete(d.id);
+    if (unwritten) this.opts.scheduler?.release('webhook', claim);
+    else this.opts.scheduler?.done('webhook', claim);
+  }
+
+  #unclaim(id: string): void {
+    const claim = this.#claims?.get(id);
+    if (!claim) return;
+    this.#claims?.delete(id);
+    this.opts.scheduler?.done('webhook', claim);
+  }
+
   #arm(earliest: number, now: number): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
@@ -524,6 +589,8 @@ export class WebhookDispatcher {
     else this.#appGeneration.set(application, (this.#appGeneration.get(application) ?? 0) + 1);
     if (application === null) this.#queues.clear();
     else this.#queues.delete(application);
+    // Their due rows went with them.
+    for (const [id, c] of this.#claims ?? []) if (application === null || c.application === application) this.#unclaim(id);
     for (const [id, app] of this.#apps) if (application === null || app === application) this.#apps.delete(id);
   }
 }

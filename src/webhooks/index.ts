@@ -21,6 +21,7 @@ async function webhooksPlugin(app: FastifyInstance, opts: WebhooksPluginOptions)
   const dispatcher = new WebhookDispatcher({
     ...opts,
     store: app.store,
+    scheduler: app.scheduler,
     clock: app.clock,
     now: (application) => app.now(application),
     headerPrefix: app.config.headerPrefix,
@@ -38,4 +39,4 @@ async function webhooksPlugin(app: FastifyInstance, opts: WebhooksPluginOptions)
   app.addHook('onClose', async () => dispatcher.close());
 }
 
-export default fp(webhooksPlugin, { name: 'webhooks', dependencies: ['store'], fastify: '5.x' });
+export default fp(webhooksPlugin, { name: 'webhooks', dependencies: ['store', 'schedule'], fastify: '5.x' });
