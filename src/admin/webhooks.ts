@@ -140,7 +140,7 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
       throw errors.atCapacity(`${MAX_CHAOS_APPLICATIONS} applications have chaos settings, the most there can be: DELETE /__admin/webhooks/chaos?application=… drops one, without ?application= all`);
     }
     const config = chaosConfig(input);
-    app.webhooks.chaos.set(application, config);
+    await app.webhooks.chaos.set(application, config);
     return { application: application ?? null, ...config };
   });
   app.get<{ Querystring: Static<typeof OnlyApplication> }>(
@@ -164,7 +164,7 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      app.webhooks.chaos.clear(request.query.application);
+      await app.webhooks.chaos.clear(request.query.application);
       return reply.code(204).send();
     },
   );

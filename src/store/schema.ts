@@ -78,6 +78,16 @@ export interface Tenant {
   clock_offset_ms: number;
   /** The integration report (src/report/books.ts): its summary, remembered reads and one key per finding. */
   report: Record<string, unknown>;
+  /** Chaos on this application's live deliveries (PUT /__admin/webhooks/chaos with its application); null: none of its own. */
+  webhook_chaos: ChaosSetting | null;
+}
+
+/** A chaos setting as stored (src/webhooks/chaos.ts says what each field does). */
+export interface ChaosSetting {
+  duplicate: number;
+  reorder: boolean;
+  delay_ms: [number, number];
+  fail_first: number;
 }
 
 /** A partner registered through POST /__admin/clients; its secret is kept only as a digest. */
@@ -105,6 +115,8 @@ export interface ServerState {
   webhook_default?: WebhookConfig | null;
   /** Partners registered through POST /__admin/clients, by client_id. */
   clients?: Record<string, RegisteredClient>;
+  /** Chaos on every application's live deliveries (PUT /__admin/webhooks/chaos without an application). */
+  webhook_chaos?: ChaosSetting;
 }
 
 export interface State {
@@ -137,6 +149,7 @@ export function emptyTenant(): Tenant {
     counters: dict(),
     clock_offset_ms: 0,
     report: dict(),
+    webhook_chaos: null,
   };
 }
 
@@ -187,5 +200,6 @@ function problemInServer(raw: Record<string, unknown>): string | null {
   const hook = s.webhook_default;
   if (hook !== undefined && hook !== null && (!isObject(hook) || typeof hook.url !== 'string')) return '"server.webhook_default" must be null or {url, secret}';
   if (s.clients !== undefined && !isObject(s.clients)) return '"server.clients" must be an object';
+  if (s.webhook_chaos !== undefined && !isObject(s.webhook_chaos)) return '"server.webhook_chaos" must be an object';
   return null;
 }

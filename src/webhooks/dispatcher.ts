@@ -114,7 +114,7 @@ export class WebhookDispatcher {
   readonly #claims: Map<string, Claim> | null;
 
   constructor(private readonly opts: DispatcherOptions) {
-    this.chaos = new ChaosSettings(opts.seed ?? 1);
+    this.chaos = new ChaosSettings(opts.store, opts.seed ?? 1);
     // Connections per receiver as many as requests in all: applications sharing a receiver are held to their shares by the slots, not by undici's pool.
     const total = opts.concurrency ?? 1024;
     this.sender = new WebhookSender({ timeoutMs: opts.timeoutMs, deadlineMs: opts.deadlineMs, connections: total });
@@ -128,7 +128,8 @@ export class WebhookDispatcher {
     opts.scheduler?.register('webhook', { rule: { field: 'deliveries', due: deliveryDue }, limit: total, run: (claims) => this.#claimed(claims) });
     opts.store.onReset((app) => {
       this.#forget(app);
-      this.chaos.clear(app);
+      // An application's chaos went with its state; a reset of everything drops the one for all too.
+      if (app === null) void this.chaos.clear().catch((err: unknown) => opts.logger?.warn({ err }, 'chaos for all could not be dropped'));
     });
   }
 
