@@ -72,7 +72,7 @@ async function main(): Promise<void> {
     // falls through: process.exit never returns
     default: {
       // A --db that cannot be used is refused before the server's modules load (most of a second).
-      if (invocation.config.db !== 'memory') await (await import('../src/store/checks.js')).checkStatePath(invocation.config.db);
+      if (invocation.config.db !== 'memory') await (await import('../src/store/file/checks.js')).checkStatePath(invocation.config.db);
       const { exitOnSignals, startServer } = await import('../src/server.js');
       exitOnSignals(await startServer(invocation.config));
     }

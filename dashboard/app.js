@@ -192,9 +192,9 @@ function TokenForm({ onToken, refused }) {
   };
   return html`<form class="token" onSubmit=${submit}>
     <h1>mock-server</h1>
-    <p>This server's control API wants its admin token (the <code>--admin-token</code> it was started with).</p>
+    <p>This server's control API wants a token: its admin token (the <code>--admin-token</code> it was started with), or your application's access token from <code>POST /login</code>, which shows your application only.</p>
     ${refused && html`<p class="error" role="alert">That token was refused: try again.</p>`}
-    <input ref=${input} type="password" autocomplete="current-password" aria-label="Admin token" placeholder="admin token" autofocus />
+    <input ref=${input} type="password" autocomplete="current-password" aria-label="Admin token" placeholder="admin token, or your access token" autofocus />
     <button type="submit">Open the dashboard</button>
   </form>`;
 }

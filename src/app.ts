@@ -22,6 +22,7 @@ import activityBodies from './catalog/activity-bodies.js';
 import bookingRoutes from './booking/index.js';
 import { voucherViewRoutes } from './booking/vouchers.routes.js';
 import scenarioRunner from './booking/scenario-runner.js';
+import schedulePlugin, { type ScheduleOptions } from './schedule/index.js';
 import orderItems from './booking/order-items.js';
 import adminRoutes from './admin/index.js';
 import adminDocs from './admin/docs.js';
@@ -44,6 +45,8 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Webhook tuning without a flag (retry schedule, timeout, wall clock); tests shorten them. */
   webhooks?: WebhooksPluginOptions;
+  /** Due work's lease and poll on a shared store; tests shorten them. */
+  schedule?: ScheduleOptions;
   /**
    * Longest a request may take to arrive, headers and body, before it is answered 408 and its
    * connection closed (slow clients). Default 30000, enforced to within a second; 0 turns it off
@@ -132,6 +135,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const by = s.clock_offset_ms - clock.offset();
     if (by !== 0) clock.advance(by);
   });
+  // After the store (it closes before it) and before the work it schedules (which closes first).
+  await app.register(schedulePlugin, deps.schedule ?? {});
   await app.register(clientsPlugin);
   await app.register(orderItems);
   await app.register(scenariosPlugin);
@@ -191,7 +196,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         currencies: catalog.currencies.map((c) => c.code),
         markets: new Map(catalog.markets.map((m) => [m.slug, m.currency])),
       });
-      if (config.shared && config.rateLimit > 0) await api.register(applicationLimits, { perSecond: config.rateLimit });
+      if (config.shared) await api.register(applicationLimits, { perSecond: config.rateLimit, stateRecords: config.stateLimit });
       await api.register(faultHook, { basePath: config.basePath });
       // Between the headers (which name the application) and auth (whose token check reads its state).
       const sync = syncApplicationHook(app.store);

@@ -40,6 +40,10 @@ export interface Config {
   shared: boolean;
   /** With `shared`: partner requests per second per application (0: no limit). */
   rateLimit: number;
+  /** With `shared`: receivers partners set may be loopback or private addresses (a private deployment). */
+  allowPrivateReceivers: boolean;
+  /** With `shared`: records (carts, orders, deliveries, scenario runs, tokens) one application may keep (0: no limit). */
+  stateLimit: number;
   /** proxy and drift: the real service's API base URL (scheme, host and its base path), or null. */
   upstream: string | null;
   /** proxy: a directory the upstream's catalog answers are recorded into as fixture files, or null. */
@@ -64,6 +68,8 @@ export const defaults: Readonly<Config> = Object.freeze({
   adminToken: null,
   shared: false,
   rateLimit: 100,
+  allowPrivateReceivers: false,
+  stateLimit: 50_000,
   upstream: null,
   record: null,
 });
@@ -109,6 +115,8 @@ export const OPTIONS: readonly Option[] = [
   { key: 'logFormat', flag: 'log-format', arg: 'FORMAT', env: ['MOCK_SERVER_LOG_FORMAT'], kind: 'choice', choices: LOG_FORMATS, nullable: true, defaultText: 'pretty on a terminal, else json', help: 'pretty (one readable line per event) or json (JSON lines)' },
   { key: 'adminToken', flag: 'admin-token', arg: 'T', env: ['MOCK_SERVER_ADMIN_TOKEN'], kind: 'token', nullable: true, help: 'control API (/__admin) needs Authorization: Bearer T (health stays open)' },
   { key: 'shared', flag: 'shared', arg: '', env: ['MOCK_SERVER_SHARED'], kind: 'bool', help: 'a sandbox shared by partners: no built-in sandbox-client, partners registered with POST /__admin/clients (needs --admin-token)' },
+  { key: 'stateLimit', flag: 'state-limit', arg: 'N', env: ['MOCK_SERVER_STATE_LIMIT'], kind: 'int', min: 0, max: 100_000_000, help: 'with --shared: records (carts, orders, deliveries, scenario runs, tokens) one application may keep, past it writes get 429 (0 = no limit)' },
+  { key: 'allowPrivateReceivers', flag: 'allow-private-receivers', arg: '', env: ['MOCK_SERVER_ALLOW_PRIVATE_RECEIVERS'], kind: 'bool', help: 'with --shared: receivers partners set may be loopback or private addresses (a private deployment)' },
   { key: 'upstream', flag: 'upstream', arg: 'URL', env: ['MOCK_SERVER_UPSTREAM'], kind: 'string', nullable: true, help: 'proxy and drift: the real service\'s API base URL, e.g. https://sandbox.example.com/api/v3' },
   { key: 'record', flag: 'record', arg: 'DIR', env: ['MOCK_SERVER_RECORD'], kind: 'string', nullable: true, help: 'proxy: record the catalog the upstream answers as fixture files in DIR (serve them with --fixtures DIR)' },
   { key: 'rateLimit', flag: 'rate-limit', arg: 'N', env: ['MOCK_SERVER_RATE_LIMIT'], kind: 'int', min: 0, max: 1_000_000, help: 'with --shared: partner requests per second per application, past it 429 (0 = no limit)' },

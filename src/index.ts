@@ -51,6 +51,10 @@ export interface MockServerConfig {
   shared: boolean;
   /** --rate-limit: with shared, partner requests per second per application (0: no limit; default 100). */
   rateLimit: number;
+  /** --allow-private-receivers: with shared, receivers partners set may be loopback or private addresses. */
+  allowPrivateReceivers: boolean;
+  /** --state-limit: with shared, records one application may keep (0: no limit; default 50,000). */
+  stateLimit: number;
   /** --upstream: a proxy to the real service's API base URL (the journal, report and dashboard watch the traffic), or null for the mock. */
   upstream: string | null;
   /** --record: with upstream, a directory the upstream's catalog answers are recorded into as fixture files, or null. */

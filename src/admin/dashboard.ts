@@ -60,10 +60,11 @@ export default async function dashboardRoutes(app: FastifyInstance) {
     for (const reply of open) reply.sse.close();
   });
 
-  const EventsQuery = { type: 'object', properties: { access_token: { type: 'string', description: 'the admin token, for a browser EventSource (it cannot send headers)' } } } as const;
+  const EventsQuery = { type: 'object', properties: { access_token: { type: 'string', description: "the admin token, or a partner's access token, for a browser EventSource (it cannot send headers)" } } } as const;
   app.get('/events', {
     sse: 'only',
-    config: { docsOnly: { querystring: EventsQuery } },
+    // Topic names only, no application's data: a partner's token (its dashboard) may listen too.
+    config: { control: 'any', docsOnly: { querystring: EventsQuery } },
     schema: {
       summary: 'Server-sent events: what changed (requests, state, faults)',
       description: 'A `hello` event, then a `change` event with `{topics}` whenever the request journal, the stored state (orders, items, deliveries, receivers, the clock) or the faults change, at most four times a second, and a last `bye` event when the server stops. The dashboard listens to it and fetches what changed.',

@@ -1,10 +1,11 @@
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance, FastifySchema } from 'fastify';
+import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { Type } from 'typebox';
 import { errorResponses } from '../http/errors.js';
 import { VERSION } from '../version.js';
+import { partnerAccess, type PartnerAccess } from './scope.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -47,6 +48,14 @@ const HEALTH = {
     'Version, seed, uptime, which store runs (file, memory or postgres) with its counters, and for PostgreSQL whether the database answers: 503 when it does not, so that a load balancer stops sending traffic here. Open even with --admin-token, for container health checks and load balancers.',
 };
 
+/** What each operation's description says a partner's token may do with it. */
+const PARTNER_NOTE: Record<PartnerAccess, string> = {
+  open: 'Open: no token needed.',
+  any: "A partner's access token may call it too.",
+  'own-application': "A partner's access token may call it for its own application only: `application` is set to the token's, and another application's is a 404.",
+  'admin-only': "Server-wide: the admin token only (a partner's access token gets 403).",
+};
+
 /** Where app.ts registers the control API. */
 const ADMIN = '/__admin';
 
@@ -74,7 +83,9 @@ async function adminDocs(app: FastifyInstance) {
         description:
           'Drive the mock server from tests: clock, reset, orders, scenarios, webhooks, faults, request journal and integration report. ' +
           'Errors answer {code, message}. The partner API is documented at /docs.' +
-          (token ? ' Every operation but GET /__admin/health needs Authorization: Bearer <admin token> (the server was started with --admin-token).' : ''),
+          (token
+            ? " Every operation but GET /__admin/health needs Authorization: Bearer <admin token> (the server was started with --admin-token), or a partner's access token (POST /login) for the operations on its own application: each operation's x-partner-token says which."
+            : ''),
       },
       tags: TAGS,
       ...(token
@@ -84,7 +95,12 @@ async function adminDocs(app: FastifyInstance) {
                 AdminToken: {
                   type: 'http' as const,
                   scheme: 'bearer',
-                  description: "The server's --admin-token (or MOCK_SERVER_ADMIN_TOKEN) value.",
+                  description: "The server's --admin-token (or MOCK_SERVER_ADMIN_TOKEN) value: every operation.",
+                },
+                PartnerToken: {
+                  type: 'http' as const,
+                  scheme: 'bearer',
+                  description: "A partner's access token from POST /login: the operations marked x-partner-token own-application (on its own application only) or any.",
                 },
               },
             },
@@ -102,8 +118,17 @@ async function adminDocs(app: FastifyInstance) {
       // An answer described for the document only: a response schema would also make Fastify serialize by it.
       if (docsOnly.response) docs.response = { ...docsOnly.response, ...own.response };
       if (token && !open) {
-        docs.security = [{ AdminToken: [] }];
-        docs.response = { ...own.response, ...errorResponses({ 401: 'The admin token is missing or wrong' }) };
+        // Which operations a partner's own access token may call, and how (scope.ts decides the same way).
+        const access = partnerAccess(url, ADMIN, route as Pick<RouteOptions, 'schema' | 'config'>);
+        docs['x-partner-token'] = access;
+        docs.description = `${own.description ?? ''}${own.description ? '\n\n' : ''}${PARTNER_NOTE[access]}`;
+        docs.security = access === 'admin-only' ? [{ AdminToken: [] }] : [{ AdminToken: [] }, { PartnerToken: [] }];
+        docs.response = {
+          ...own.response,
+          ...errorResponses({ 401: 'No token, or neither the admin token nor a live partner token' }),
+          ...(access === 'admin-only' ? errorResponses({ 403: "A partner's token: this operation is server-wide" }) : {}),
+          ...(access === 'own-application' ? errorResponses({ 404: "A partner's token naming another application (nothing about it is revealed)" }) : {}),
+        };
       }
       return { schema: docs as FastifySchema, url };
     },

@@ -1,6 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { errors } from '../http/errors.js';
+import type { FastifyInstance } from 'fastify';
 import { scenarioRunRoutes } from '../booking/scenario-runner.js';
 import journalRoutes from './journal.js';
 import reportRoutes from './report.js';
@@ -15,34 +13,18 @@ import clientRoutes from './clients.js';
 import resetRoutes from './reset.js';
 import webhookAdminRoutes from './webhooks.js';
 import scenarioAdminRoutes from './scenarios.js';
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
-/**
- * With --admin-token, an onRequest hook on every /__admin route but GET /__admin/health (left open for
- * container health checks and load balancers; it shows only version, seed, uptime and store counters)
- * and the dashboard's static files (code, no state: the page asks for the token) that wants
- * `Authorization: Bearer <token>`. GET /__admin/events also takes it as `?access_token=` (RFC 6750),
- * since a browser's EventSource cannot send headers. Compared as SHA-256 digests with timingSafeEqual,
- * so neither the time taken nor the answer says how much of a wrong token was right; the answer never echoes it.
- */
-function requireAdminToken(token: string, prefix: string) {
-  const expected = digest(token);
-  return async (request: FastifyRequest) => {
-    const route = request.routeOptions.url ?? '';
-    if (route === `${prefix}/health` || route === `${prefix}/ui` || route.startsWith(`${prefix}/ui/`)) return;
-    const fromQuery = route === `${prefix}/events` ? (request.query as { access_token?: string }).access_token : undefined;
-    const sent = fromQuery ?? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.authorization ?? '')?.[1];
-    if (!sent) throw errors.adminToken(false);
-    if (!timingSafeEqual(digest(sent), expected)) throw errors.adminToken(true);
-  };
-}
+import { controlScope, isOpenControlRoute } from './scope.js';
 
 /** The /__admin control plane: untagged, so it stays out of the partner docs. */
 export default async function adminRoutes(app: FastifyInstance) {
-  if (app.config.adminToken) app.addHook('onRequest', requireAdminToken(app.config.adminToken, app.prefix));
+  // With --admin-token: the admin token, or a partner's token for its own application (scope.ts).
+  if (app.config.adminToken) {
+    const scope = controlScope(app, app.config.adminToken);
+    app.addHook('onRequest', scope.authenticate);
+    app.addHook('preValidation', scope.narrow);
+  }
   // A store shared by several instances: every view here may span applications (after the token check).
-  const stateless = (route: string) => route === `${app.prefix}/health` || route === `${app.prefix}/ui` || route.startsWith(`${app.prefix}/ui/`);
-  const sync = syncAllHook(app.store, (request) => stateless(request.routeOptions.url ?? ''));
+  const sync = syncAllHook(app.store, (request) => isOpenControlRoute(request.routeOptions.url ?? '', app.prefix));
   if (sync) app.addHook('onRequest', sync);
   app.get('/health', async (_request, reply) => {
     // A database that does not answer makes the instance unhealthy: a load balancer stops sending it traffic.

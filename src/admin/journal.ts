@@ -184,10 +184,11 @@ export default async function journalRoutes(app: FastifyInstance) {
   app.get<{ Querystring: Static<typeof Query> }>('/requests', { schema: { summary: 'List partner API requests', description: 'Newest first: the last 1000 of each application, `limit` of them (default 100).', querystring: Query, response: errorResponses({ 400: 'A bad limit' }) } }, async (request) => ({
     requests: app.journal.list(request.query.application, request.query.limit),
   }));
-  app.get<{ Params: { id: number } }>(
+  app.get<{ Params: { id: number }; Querystring: { application?: string } }>(
     '/requests/:id',
     {
       schema: {
+        querystring: ApplicationQuery,
         summary: 'One partner API request, with its headers and bodies',
         description: `The journal entry with \`request\` and \`response\`: headers and body each way, secrets masked, bodies cut at ${BODY_CAP} bytes (\`truncated\`). The latest ${KEEP_DETAILS} requests keep them; older entries answer null there.`,
         params: Type.Object({ id: Type.Integer({ minimum: 1, description: 'the entry id of GET /__admin/requests' }) }),
@@ -196,7 +197,8 @@ export default async function journalRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const detail = app.journal.get(request.params.id);
-      if (!detail) throw errors.notFound(`The request journal has no entry ${request.params.id}`);
+      const only = request.query.application;
+      if (!detail || (only !== undefined && detail.application !== only)) throw errors.notFound(`The request journal has no entry ${request.params.id}`);
       return detail;
     },
   );

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { moveItem, sendAll } from '../booking/lifecycle.js';
-import { isOrderItemStatus, ORDER_ITEM_STATUSES, TRANSITIONS } from '../booking/order-item-status.js';
+import { isOrderItemStatus, ORDER_ITEM_STATUSES, TRANSITIONS } from '../lifecycle/order-item-status.js';
 import type { Order } from '../booking/records.js';
 import type { StoredRun } from '../booking/scenario-runner.js';
 import { nextDueAt } from '../scenarios/index.js';

@@ -1,9 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { clip, errorResponses, errors } from '../http/errors.js';
 import { checkReceiver, ReceiverUnreachable } from '../webhooks/check.js';
 import { ChaosSchema, chaosConfig, MAX_CHAOS_APPLICATIONS } from '../webhooks/chaos.js';
 import { webhookUrlProblem } from '../webhooks/url.js';
+import { publicTargetProblem } from '../webhooks/guard.js';
 
 const DeliveriesQuery = Type.Object(
   {
@@ -48,6 +49,8 @@ const Delivery = Type.Object({
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
+const OnlyApplication = Type.Object({ application: Type.Optional(Type.String({ minLength: 1, description: 'only this application' })) }, { additionalProperties: false });
+
 const ConfigBody = Type.Object(
   {
     url: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'http(s) URL; user:password sends Basic credentials; null drops the setting (back to the server-wide receiver, or to --webhook-url)' }),
@@ -74,6 +77,10 @@ const CheckBody = Type.Object(
 
 /** Control endpoints of the webhook dispatcher: the delivery log, redeliver, per-application URL and secret. */
 export default async function webhookAdminRoutes(app: FastifyInstance) {
+  // On a shared sandbox a partner's token may point receivers and checks at public addresses only
+  // (not its own network, not the metadata service), unless --allow-private-receivers says otherwise.
+  const guarded = (request: FastifyRequest) => Boolean(request.controlScope) && app.config.shared && !app.config.allowPrivateReceivers;
+  const partnerTargetProblem = (request: FastifyRequest, url: string) => (guarded(request) ? publicTargetProblem(url) : Promise.resolve(null));
   app.get<{ Querystring: Static<typeof DeliveriesQuery> }>(
     '/webhooks/deliveries',
     {
@@ -83,10 +90,12 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
     async (request) => ({ deliveries: app.webhooks.views(request.query) }),
   );
 
-  app.post<{ Params: Static<typeof IdParams> }>(
+  app.post<{ Params: Static<typeof IdParams>; Querystring: Static<typeof OnlyApplication> }>(
     '/webhooks/deliveries/:id/redeliver',
-    { schema: { summary: 'Send a delivery again', description: 'The same delivery (same id) again, its retry schedule restarted; answers 202.', params: IdParams, response: errorResponses({ 404: 'No such delivery', 503: 'The state file did not take the write' }) } },
+    { schema: { summary: 'Send a delivery again', description: 'The same delivery (same id) again, its retry schedule restarted; answers 202. `?application=` narrows the search to that application.', params: IdParams, querystring: OnlyApplication, response: errorResponses({ 404: 'No such delivery', 503: 'The state file did not take the write' }) } },
     async (request, reply) => {
+      const only = request.query.application;
+      if (only !== undefined && app.webhooks.get(request.params.id)?.application !== only) throw errors.notFound(`No webhook delivery ${clip(request.params.id)}`);
       const delivery = await app.webhooks.redeliver(request.params.id);
       return reply.code(202).send({ delivery: app.webhooks.view(delivery) });
     },
@@ -105,12 +114,12 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const { url, secret, application } = request.body;
-      const problem = url === null ? null : webhookUrlProblem(url);
+      const problem = url === null ? null : (webhookUrlProblem(url) ?? (await partnerTargetProblem(request, url)));
       if (problem) throw errors.validation(`body "url": ${problem}`);
       if (url === null && secret) {
         throw errors.validation('body "secret" needs a "url"');
       }
-      await app.webhooks.configure(application, url === null ? null : { url, secret: secret ?? null });
+      await app.webhooks.configure(application, url === null ? null : { url, secret: secret ?? null }, request.controlScope ? 'partner' : 'admin');
       // What applies now: after `url: null`, the receiver it falls back to.
       const now = app.webhooks.receiver(application);
       return { application: application ?? null, ...(now ?? { url: null, source: null, set_at: null, signing: 'none', signed: false }) };
@@ -131,13 +140,19 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
       throw errors.atCapacity(`${MAX_CHAOS_APPLICATIONS} applications have chaos settings, the most there can be: DELETE /__admin/webhooks/chaos?application=… drops one, without ?application= all`);
     }
     const config = chaosConfig(input);
-    app.webhooks.chaos.set(application, config);
+    await app.webhooks.chaos.set(application, config);
     return { application: application ?? null, ...config };
   });
-  app.get('/webhooks/chaos', { schema: { summary: 'Read webhook chaos', description: 'The setting for all applications and those of each one.' } }, async () => {
-    const { '': all = null, ...applications } = app.webhooks.chaos.list();
-    return { all, applications };
-  });
+  app.get<{ Querystring: Static<typeof OnlyApplication> }>(
+    '/webhooks/chaos',
+    { schema: { summary: 'Read webhook chaos', description: "The setting for all applications and those of each one; with `?application=` only that application's own.", querystring: OnlyApplication, response: errorResponses({ 400: 'The query breaks its schema' }) } },
+    async (request) => {
+      const { '': all = null, ...applications } = app.webhooks.chaos.list();
+      const only = request.query.application;
+      if (only === undefined) return { all, applications };
+      return { all: request.controlScope ? null : all, applications: only in applications ? { [only]: applications[only] } : {} };
+    },
+  );
   app.delete<{ Querystring: { application?: string } }>(
     '/webhooks/chaos',
     {
@@ -149,7 +164,7 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      app.webhooks.chaos.clear(request.query.application);
+      await app.webhooks.chaos.clear(request.query.application);
       return reply.code(204).send();
     },
   );
@@ -167,23 +182,31 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
     const configured = body.application !== undefined ? app.webhooks.target(body.application) : app.webhooks.defaultTarget();
     const url = body.url ?? configured?.url;
     if (!url) throw errors.validation(`body "url" is needed: no receiver is configured${body.application ? ` for application "${clip(body.application)}"` : ''}`);
-    const problem = webhookUrlProblem(url);
+    const problem = webhookUrlProblem(url) ?? (await partnerTargetProblem(request, url));
     if (problem) throw errors.validation(`body "url": ${problem}`);
     const secret = body.secret !== undefined ? body.secret : body.url === undefined ? (configured?.secret ?? null) : null;
     try {
       const { timeoutMs, deadlineMs } = app.webhooks.sender;
-      return await checkReceiver({ url, secret, basic: body.basic ?? null, headerPrefix: app.config.headerPrefix, timeoutMs, deadlineMs });
+      return await checkReceiver({ url, secret, basic: body.basic ?? null, headerPrefix: app.config.headerPrefix, timeoutMs, deadlineMs, publicOnly: guarded(request) && (body.url !== undefined || configured?.publicOnly === true) });
     } catch (e) {
       if (e instanceof ReceiverUnreachable) throw errors.receiverUnreachable(e.message);
       throw e;
     }
   });
 
-  app.get('/webhooks/config', {
+  app.get<{ Querystring: Static<typeof OnlyApplication> }>('/webhooks/config', {
     schema: {
       summary: 'Read the webhook receivers',
       description:
-        'The server-wide receiver and those of each application, URLs without credentials, each with where it comes from (`source`: `flag` for --webhook-url, `stored` for a PUT, with `set_at`) and how it is signed (`signing`: `own` secret, `server` (--webhook-secret) or `none`).',
+        "The server-wide receiver and those of each application (with `?application=`, only that application's own), URLs without credentials, each with where it comes from (`source`: `flag` for --webhook-url, `stored` for a PUT, with `set_at`) and how it is signed (`signing`: `own` secret, `server` (--webhook-secret) or `none`). A partner's token sees its own application's receiver only.",
+      querystring: OnlyApplication,
+      response: errorResponses({ 400: 'The query breaks its schema' }),
     },
-  }, async () => app.webhooks.receivers());
+  }, async (request) => {
+    const all = app.webhooks.receivers();
+    const only = request.query.application;
+    if (only === undefined) return all;
+    const own = all.applications[only];
+    return { default: request.controlScope ? null : all.default, applications: own ? { [only]: own } : {} };
+  });
 }

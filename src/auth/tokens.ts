@@ -4,7 +4,7 @@ import type { Store, TokenRecord } from '../store/index.js';
 import type { Client } from './clients.js';
 import { clip } from '../http/errors.js';
 import { Memo } from '../memo.js';
-import { sweepDue } from '../store/index.js';
+import { sweepDue } from '../schedule/index.js';
 
 /** Seconds a token lives, as the spec gives for most tokens. */
 export const TOKEN_LIFETIME_S = 3600;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Tenant } from '../store/index.js';
 import type { Delivery } from '../webhooks/index.js';
-import { assertMove, type OrderItemStatus } from './order-item-status.js';
+import { assertMove, type OrderItemStatus } from '../lifecycle/order-item-status.js';
 import type { Order, OrderItem } from './records.js';
 
 /**

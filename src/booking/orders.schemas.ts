@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { PriceSchema } from '../catalog/taxonomy.schemas.js';
 import { CustomerSchema, ItemProductSchema, Nullable, ParticipantSchema, Uuid } from './carts.schemas.js';
-import { ORDER_ITEM_STATUSES } from './order-item-status.js';
+import { ORDER_ITEM_STATUSES } from '../lifecycle/order-item-status.js';
 
 /**
  * Our schemas of the order answers (orders, payment, cancellations, refunds, vouchers), from the

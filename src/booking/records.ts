@@ -1,4 +1,4 @@
-import type { OrderItemStatus } from './order-item-status.js';
+import type { OrderItemStatus } from '../lifecycle/order-item-status.js';
 
 /**
  * Booking state as the store keeps it (per application). Prices are snapshots in the supplier's

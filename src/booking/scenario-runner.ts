@@ -1,7 +1,8 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { ApiError, clip, errorResponses, errors } from '../http/errors.js';
-import { attachedScenario, chaosAt, dueMoves, isFinished, scenarioReceiverGate, type Scenario, type ScenarioRun } from '../scenarios/index.js';
+import { attachedScenario, chaosAt, dueMoves, isFinished, nextDueAt, scenarioReceiverGate, type Scenario, type ScenarioRun } from '../scenarios/index.js';
+import type { Claim } from '../schedule/index.js';
 import type { ScenarioRunRecord, Tenant } from '../store/index.js';
 import type { Delivery } from '../webhooks/index.js';
 import { chaosConfig } from '../webhooks/chaos.js';
@@ -32,51 +33,105 @@ declare module 'fastify' {
 
 const runsOf = (t: Readonly<Tenant>) => Object.values(t.scenario_runs) as unknown as StoredRun[];
 
+/** When a run's next step is due (its due row on a store shared by instances); null once it is over. */
+function runDue(value: unknown): { at: number } | null {
+  const run = value as StoredRun;
+  const at = run.stopped ? null : nextDueAt(run);
+  return at === null ? null : { at: Date.parse(at) };
+}
+
 /**
- * Schedules the pure scenario engine: keeps runs in the store (so a restart resumes them), applies due
- * steps (on each application's clock) on a short timer and whenever a clock is moved, and gates webhooks of items whose
- * scenario has the receiver down.
+ * Applies the pure scenario engine's due steps (on each application's clock), keeping runs in the
+ * store (so a restart resumes them), and gates webhooks of items whose scenario has the receiver
+ * down. When steps are looked for is the scheduler's (src/schedule/): on one process, every run on
+ * a short timer and whenever a clock is moved; on a shared store, the runs this instance claimed.
  */
 async function scenarioRunnerPlugin(app: FastifyInstance) {
   let ticking: Promise<void> | null = null;
 
-  const applyDue = async () => {
-    for (const application of app.store.applications()) {
-      const now = app.now(application);
-      const due = runsOf(app.store.tenant(application)).filter((r) => !r.stopped && !isFinished(r) && dueMoves(r, now).length);
-      if (!due.length) continue;
-      const steps: Array<{ scenario: string; application: string; order_item_uuid: string; from: string; to: string }> = [];
-      const deliveries = await app.store.update(application, (t) => {
-        const sent: (Delivery | null)[] = [];
-        for (const { order_item_uuid } of due) {
-          const run = t.scenario_runs[order_item_uuid] as unknown as StoredRun;
-          const order = t.orders[run.order_uuid] as unknown as Order | undefined;
-          const item = order?.items.find((x) => x.uuid === run.order_item_uuid);
-          for (const action of dueMoves(run, now)) {
-            if (action.kind === 'status') {
-              if (!order || !item) {
-                run.stopped = 'the order item no longer exists';
-                break;
-              }
-              try {
-                const from = item.status;
-                sent.push(moveItem(app, t, application, order, item, action.to));
-                steps.push({ scenario: run.scenario.name, application, order_item_uuid: item.uuid, from, to: action.to });
-              } catch (e) {
-                if (!(e instanceof ApiError)) throw e;
-                run.stopped = e.message;
-                break;
-              }
+  /** Applies the due steps of an application's runs (`only`: those uuids); returns the uuids written. */
+  const applyDue = async (application: string, only?: Set<string>): Promise<Set<string>> => {
+    const now = app.now(application);
+    const due = runsOf(app.store.tenant(application)).filter((r) => (!only || only.has(r.order_item_uuid)) && !r.stopped && !isFinished(r) && dueMoves(r, now).length);
+    if (!due.length) return new Set();
+    const steps: Array<{ scenario: string; application: string; order_item_uuid: string; from: string; to: string }> = [];
+    const deliveries = await app.store.update(application, (t) => {
+      const sent: (Delivery | null)[] = [];
+      for (const { order_item_uuid } of due) {
+        const run = t.scenario_runs[order_item_uuid] as unknown as StoredRun;
+        const order = t.orders[run.order_uuid] as unknown as Order | undefined;
+        const item = order?.items.find((x) => x.uuid === run.order_item_uuid);
+        for (const action of dueMoves(run, now)) {
+          if (action.kind === 'status') {
+            if (!order || !item) {
+              run.stopped = 'the order item no longer exists';
+              break;
             }
-            run.applied = action.index + 1;
+            try {
+              const from = item.status;
+              sent.push(moveItem(app, t, application, order, item, action.to));
+              steps.push({ scenario: run.scenario.name, application, order_item_uuid: item.uuid, from, to: action.to });
+            } catch (e) {
+              if (!(e instanceof ApiError)) throw e;
+              run.stopped = e.message;
+              break;
+            }
           }
+          run.applied = action.index + 1;
         }
-        return sent;
-      });
-      for (const step of steps) app.log.info({ scenario_step: step }, `scenario ${step.scenario}: item ${step.order_item_uuid} ${step.from} → ${step.to}`);
-      sendAll(app, deliveries);
-    }
+      }
+      return sent;
+    });
+    for (const step of steps) app.log.info({ scenario_step: step }, `scenario ${step.scenario}: item ${step.order_item_uuid} ${step.from} → ${step.to}`);
+    sendAll(app, deliveries);
+    return new Set(due.map((r) => r.order_item_uuid));
   };
+
+  /** Runs claimed on a shared store: each applied under its application's lock (so once, whoever else claims it), the rest given back. */
+  const applyClaims = async (claims: Claim[]) => {
+    const byApp = new Map<string, Claim[]>();
+    for (const c of claims) byApp.set(c.application, [...(byApp.get(c.application) ?? []), c]);
+    await Promise.all(
+      [...byApp].map(async ([application, list]) => {
+        let written = new Set<string>();
+        try {
+          await app.store.sync?.(application);
+          written = await applyDue(application, new Set(list.map((c) => c.key)));
+        } catch (err) {
+          app.log.error({ err }, 'scenario steps failed');
+        }
+        for (const c of list) {
+          const run = app.store.tenant(application).scenario_runs[c.key] as unknown as StoredRun | undefined;
+          const next = run ? runDue(run) : null;
+          // Written: the write gave the lease back. Not due yet on this clock: back with its time. Over: its row goes.
+          if (written.has(c.key)) app.scheduler.done('scenario', c);
+          else if (next) app.scheduler.release('scenario', c, next.at);
+          else app.scheduler.drop('scenario', c);
+        }
+      }),
+    );
+  };
+
+  const scan = async () => {
+    for (const application of app.store.applications()) await applyDue(application);
+  };
+
+  app.scheduler.register('scenario', {
+    rule: { field: 'scenario_runs', due: runDue },
+    limit: 256,
+    run: applyClaims,
+    scan() {
+      // One scan at a time; one asked for while one runs starts right after it.
+      const next: Promise<void> = (ticking ?? Promise.resolve())
+        .then(scan)
+        .catch((err: unknown) => app.log.error({ err }, 'scenario tick failed'))
+        .finally(() => {
+          if (ticking === next) ticking = null;
+        });
+      ticking = next;
+      return next;
+    },
+  });
 
   const runner: ScenarioRunner = {
     start(tenant, application, order, item, scenario) {
@@ -91,17 +146,7 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
     attached(on, order, item) {
       return attachedScenario(app.scenarios.values(), on, { activity_uuid: item.activity_uuid, product_id: item.product_identifier, lead_booker_email: order.customer.email });
     },
-    tick() {
-      // One tick at a time; a tick asked for while one runs starts right after it.
-      const next: Promise<void> = (ticking ?? Promise.resolve())
-        .then(applyDue)
-        .catch((err: unknown) => app.log.error({ err }, 'scenario tick failed'))
-        .finally(() => {
-          if (ticking === next) ticking = null;
-        });
-      ticking = next;
-      return next;
-    },
+    tick: () => app.scheduler.round('scenario'),
   };
   app.decorate('scenarioRunner', runner);
   app.webhooks.setGate(
@@ -116,20 +161,15 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
     const chaos = run ? chaosAt(run, app.now(d.application)) : null;
     return chaos ? chaosConfig(chaos) : null;
   });
-  const timer = setInterval(() => void runner.tick(), 250);
-  timer.unref();
-  const unsubscribe = app.clock.onChange?.(() => void runner.tick()) ?? (() => undefined);
   app.addHook('onClose', async () => {
-    clearInterval(timer);
-    unsubscribe();
     await ticking;
   });
 }
 
-export default fp(scenarioRunnerPlugin, { name: 'scenario-runner', dependencies: ['store', 'webhooks', 'scenarios'], fastify: '5.x' });
+export default fp(scenarioRunnerPlugin, { name: 'scenario-runner', dependencies: ['store', 'schedule', 'webhooks', 'scenarios'], fastify: '5.x' });
 
-function orderAnywhere(app: FastifyInstance, uuid: string): { application: string; order: Order } | null {
-  for (const application of app.store.applications()) {
+function orderAnywhere(app: FastifyInstance, uuid: string, only?: string): { application: string; order: Order } | null {
+  for (const application of only === undefined ? app.store.applications() : [only]) {
     const order = app.store.tenant(application).orders[uuid] as unknown as Order | undefined;
     if (order) return { application, order };
   }
@@ -138,21 +178,21 @@ function orderAnywhere(app: FastifyInstance, uuid: string): { application: strin
 
 /** POST /__admin/scenarios/{name}/run body {order_item_uuid} or {order_uuid}: runs a scenario now. */
 export async function scenarioRunRoutes(app: FastifyInstance) {
-  app.post<{ Params: { name: string }; Body: { order_item_uuid?: string; order_uuid?: string } | undefined }>('/scenarios/:name/run', {
+  app.post<{ Params: { name: string }; Body: { order_item_uuid?: string; order_uuid?: string; application?: string } | undefined }>('/scenarios/:name/run', {
     schema: {
       summary: 'Run a scenario on an order item or order',
       description: 'Body `{order_item_uuid}` (one item; wins when both are given) or `{order_uuid}` (all of its items). Every item must be in the status the scenario starts from.',
       response: errorResponses({ 400: 'Neither order_item_uuid nor order_uuid', 404: 'No such scenario, order item or order', 409: 'An item is not in the status the scenario starts from', 503: 'The state file did not take the write' }),
     },
     // Shown in the control API's document only: the handler checks the body itself.
-    config: { docsOnly: { body: { type: 'object', properties: { order_item_uuid: { type: 'string', format: 'uuid' }, order_uuid: { type: 'string', format: 'uuid' } } } } },
+    config: { docsOnly: { body: { type: 'object', properties: { order_item_uuid: { type: 'string', format: 'uuid' }, order_uuid: { type: 'string', format: 'uuid' }, application: { type: 'string', description: 'only an item or order of this application' } } } } },
   }, async (request) => {
     const scenario = app.scenarios.get(request.params.name);
     if (!scenario) throw errors.notFound(`Scenario ${clip(request.params.name)} does not exist (GET /__admin/scenarios)`);
-    const { order_item_uuid, order_uuid } = request.body ?? {};
+    const { order_item_uuid, order_uuid, application: only } = request.body ?? {};
     if (!order_item_uuid && !order_uuid) throw errors.validation('body needs "order_item_uuid" or "order_uuid"');
     // An item names one item (it wins when both are given); an order names all of its items.
-    const found = order_item_uuid ? app.orderItems.find(order_item_uuid) : orderAnywhere(app, order_uuid!);
+    const found = order_item_uuid ? app.orderItems.find(order_item_uuid, only) : orderAnywhere(app, order_uuid!, only);
     if (!found) throw errors.notFound(order_item_uuid ? `Order item ${clip(order_item_uuid)} does not exist` : `Order ${clip(order_uuid)} does not exist`);
     const { application, order } = found;
     const items = order_item_uuid ? order.items.filter((x) => x.uuid === order_item_uuid) : order.items;

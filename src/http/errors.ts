@@ -131,7 +131,7 @@ export const errors = {
     new ApiError(
       401,
       '1401',
-      `${sent ? "The admin token sent is not this server's" : 'The control API needs the admin token'}: send Authorization: Bearer <admin token>, the value of the server's --admin-token or MOCK_SERVER_ADMIN_TOKEN`,
+      `${sent ? "The token sent is neither this server's admin token nor a live partner token" : 'The control API needs the admin token'}: send Authorization: Bearer <admin token> (the server's --admin-token or MOCK_SERVER_ADMIN_TOKEN), or a partner's access token from POST /login for its own application`,
       { 'WWW-Authenticate': `Bearer realm="mock-server-admin"${sent ? ', error="invalid_token"' : ''}` },
     ),
   /** 429: a shared sandbox's request rate of one application (--rate-limit) was used up. */
@@ -147,6 +147,17 @@ export const errors = {
    * the request is well-formed and would be taken once the list has room, which the message says how to make.
    */
   atCapacity: (message: string) => new ApiError(409, '0', message),
+  /** 429: a shared sandbox's application keeps as many records as it may (--state-limit). */
+  stateFull: (application: string, records: number, max: number) =>
+    new ApiError(
+      429,
+      '0',
+      `Application "${clip(application)}" keeps ${records} records (carts, orders, deliveries, scenario runs, tokens); this shared sandbox keeps at most ${max} per application: POST /__admin/reset with its application (a partner's own token may) starts it afresh`,
+      { 'Retry-After': '3600' },
+    ),
+  /** 403: a partner's token on a server-wide control operation (a full reset, the server clock, partner registration, …). */
+  adminOnly: () =>
+    new ApiError(403, '0', "This control operation is server-wide: it needs the admin token. A partner's access token may act on its own application only"),
   /** 409: GET /__admin/report while the server was started with --report off. */
   reportOff: () => new ApiError(409, '0', 'The integration report is off: the server was started with --report off'),
     /** 502: the webhook receiver to check did not answer at all. */

@@ -4,9 +4,16 @@ import type { FastifyInstance } from 'fastify';
 import { errors } from './errors.js';
 
 export interface LimitsOptions {
-  /** Partner requests per second per application. */
+  /** Partner requests per second per application; 0: no limit. */
   perSecond: number;
+  /** Records (carts, orders, deliveries, scenario runs, tokens) an application may keep; 0: no limit. */
+  stateRecords: number;
 }
+
+/** The collections whose records count toward an application's state (the small settings do not). */
+const COUNTED = ['carts', 'orders', 'deliveries', 'scenario_runs', 'tokens'] as const;
+/** How long a count of an application's records is trusted: counting is O(records), a write is not. */
+const COUNT_TTL_MS = 1000;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -28,6 +35,8 @@ declare module 'fastify' {
  * window.
  */
 async function limits(app: FastifyInstance, opts: LimitsOptions) {
+  if (opts.stateRecords > 0) stateLimit(app, opts.stateRecords);
+  if (opts.perSecond === 0) return;
   await app.register(rateLimit, {
     global: true,
     max: opts.perSecond,
@@ -50,3 +59,32 @@ async function limits(app: FastifyInstance, opts: LimitsOptions) {
 }
 
 export default fp(limits, { name: 'application-limits', fastify: '5.x', dependencies: ['service-headers'] });
+
+/**
+ * A shared sandbox's state size per application (--state-limit, only with --shared): past that many
+ * records, a request that would add state (POST, PUT, PATCH; not /login, so that the partner can still
+ * get a token to reset its application from the control API) is answered 429 with Retry-After, and
+ * nothing is written. Reads, cancellations and resets go on. Counted at most once a second per
+ * application.
+ */
+function stateLimit(app: FastifyInstance, max: number) {
+  const counts = new Map<string, { records: number; at: number }>();
+  const recordsOf = (application: string) => {
+    const now = Date.now();
+    const cached = counts.get(application);
+    if (cached && now - cached.at < COUNT_TTL_MS) return cached.records;
+    const t = app.store.tenant(application);
+    const records = COUNTED.reduce((n, field) => n + Object.keys(t[field]).length, 0);
+    if (counts.size >= 10_000) counts.clear();
+    counts.set(application, { records, at: now });
+    return records;
+  };
+  app.store.onReset((application) => (application === null ? counts.clear() : counts.delete(application)));
+  app.addHook('preHandler', (request, _reply, done) => {
+    const m = request.method;
+    if ((m !== 'POST' && m !== 'PUT' && m !== 'PATCH') || request.routeOptions.url?.endsWith('/login') || request.routeOptions.url?.endsWith('/refresh')) return done();
+    const application = request.service.application;
+    const records = recordsOf(application);
+    done(records >= max ? errors.stateFull(application, records, max) : undefined);
+  });
+}

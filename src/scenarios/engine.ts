@@ -1,4 +1,4 @@
-import type { OrderItemStatus } from '../booking/order-item-status.js';
+import type { OrderItemStatus } from '../lifecycle/order-item-status.js';
 import { addDuration, parseDuration } from '../time/duration.js';
 import type { ChaosInput } from '../webhooks/chaos.js';
 import { isStatusStep, type AttachRule, type Scenario } from './types.js';

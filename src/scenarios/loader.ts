@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parseDocument } from 'yaml';
-import { canMove, TRANSITIONS, type OrderItemStatus } from '../booking/order-item-status.js';
+import { canMove, TRANSITIONS, type OrderItemStatus } from '../lifecycle/order-item-status.js';
 import { packageRoot } from '../paths.js';
 import { tryParseDuration } from '../time/duration.js';
 import { ScenarioFileSchema, type ScenarioFile } from './schema.js';

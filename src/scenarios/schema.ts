@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ORDER_ITEM_STATUSES } from '../booking/order-item-status.js';
+import { ORDER_ITEM_STATUSES } from '../lifecycle/order-item-status.js';
 import { ChaosSchema } from '../webhooks/chaos.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { OrderItemStatus } from '../booking/order-item-status.js';
+import type { OrderItemStatus } from '../lifecycle/order-item-status.js';
 import type { ChaosInput } from '../webhooks/chaos.js';
 
 export type StatusStep = { after: string; status: OrderItemStatus };

@@ -1,33 +1,11 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import { createStore as createFileStore, type Store as FileStore, type StoreOptions } from './store.js';
-import type { ServerState } from './schema.js';
+import { createStore as createFileStore } from './file/store.js';
 import { isPostgresUrl } from './postgres/errors.js';
+import type { Store, StoreOptions } from './types.js';
 
-export { sweepDue } from './retention.js';
-export { StoreError, type StoreOptions, type StoreStats } from './store.js';
+export { StoreError, type Store, type StoreOptions, type StoreStats, type DueTable, type DueRule, type DueTime, type DueRow, type DueClaim } from './types.js';
 export type { State, Tenant, TokenRecord, DestinationChanges, ScenarioRunRecord, CartRecord, OrderRecord, DeliveryRecord, JournalEntry, WebhookConfig } from './schema.js';
-
-/**
- * The store every route uses: the file store's interface (store.ts), plus what a store shared by
- * several instances needs. These are optional, and the file and memory stores leave them out: the
- * app adds its sync hooks only for a store that has them, so the embedded default pays nothing.
- */
-export interface Store extends FileStore {
-  /** 'postgres' for the PostgreSQL store; absent: the file store ('memory' when location is). */
-  readonly kind?: 'postgres';
-  /**
-   * Brings the cached tenant up to the database (writes acknowledged on any instance before the call
-   * are then visible to tenant()); rejects with a 503 error when the database does not answer.
-   */
-  sync?(application: string): Promise<void> | void;
-  /** sync() of every application and of the server state: for views across applications. */
-  syncAll?(): Promise<void> | void;
-  /** Resolves when the database answers (health). */
-  ping?(): Promise<void>;
-  /** Told when a sync finds server state written by another instance (the clock follows it). */
-  onServerChange?(listener: (server: Readonly<ServerState>) => void): void;
-}
 
 /** Which store runs: for health and the banner. */
 export function storeKind(store: Store): 'file' | 'memory' | 'postgres' {
@@ -36,7 +14,7 @@ export function storeKind(store: Store): 'file' | 'memory' | 'postgres' {
 
 /**
  * Opens the state: `postgres://…` or `postgresql://…` selects the PostgreSQL store (src/store/postgres,
- * loaded only then), 'memory' the memory store, anything else the state file at that path.
+ * loaded only then), 'memory' the memory store, anything else the state file at that path (src/store/file).
  */
 export async function createStore(db: string, opts: StoreOptions = {}): Promise<Store> {
   if (isPostgresUrl(db)) {

@@ -41,6 +41,8 @@ export interface WebhookConfig {
   secret: string | null;
   /** When PUT /__admin/webhooks/config stored it (server clock); absent in files of earlier versions. */
   set_at?: string;
+  /** 'partner': set with a partner's token (on a shared sandbox it then reaches public addresses only); absent: the admin. */
+  set_by?: 'partner';
 }
 
 /** An application's changes to an activity's destinations (PUT/DELETE), keyed by activity uuid. */
@@ -76,6 +78,16 @@ export interface Tenant {
   clock_offset_ms: number;
   /** The integration report (src/report/books.ts): its summary, remembered reads and one key per finding. */
   report: Record<string, unknown>;
+  /** Chaos on this application's live deliveries (PUT /__admin/webhooks/chaos with its application); null: none of its own. */
+  webhook_chaos: ChaosSetting | null;
+}
+
+/** A chaos setting as stored (src/webhooks/chaos.ts says what each field does). */
+export interface ChaosSetting {
+  duplicate: number;
+  reorder: boolean;
+  delay_ms: [number, number];
+  fail_first: number;
 }
 
 /** A partner registered through POST /__admin/clients; its secret is kept only as a digest. */
@@ -103,6 +115,8 @@ export interface ServerState {
   webhook_default?: WebhookConfig | null;
   /** Partners registered through POST /__admin/clients, by client_id. */
   clients?: Record<string, RegisteredClient>;
+  /** Chaos on every application's live deliveries (PUT /__admin/webhooks/chaos without an application). */
+  webhook_chaos?: ChaosSetting;
 }
 
 export interface State {
@@ -135,6 +149,7 @@ export function emptyTenant(): Tenant {
     counters: dict(),
     clock_offset_ms: 0,
     report: dict(),
+    webhook_chaos: null,
   };
 }
 
@@ -185,5 +200,6 @@ function problemInServer(raw: Record<string, unknown>): string | null {
   const hook = s.webhook_default;
   if (hook !== undefined && hook !== null && (!isObject(hook) || typeof hook.url !== 'string')) return '"server.webhook_default" must be null or {url, secret}';
   if (s.clients !== undefined && !isObject(s.clients)) return '"server.clients" must be an object';
+  if (s.webhook_chaos !== undefined && !isObject(s.webhook_chaos)) return '"server.webhook_chaos" must be an object';
   return null;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Type, type Static } from 'typebox';
 import type { ChaosMark, Delivery } from './delivery.js';
+import type { Store } from '../store/index.js';
 
 export type { ChaosMark };
 
@@ -22,12 +23,9 @@ export const ChaosSchema = Type.Object(
 );
 export type ChaosInput = Static<typeof ChaosSchema>;
 
-export interface ChaosConfig {
-  duplicate: number;
-  reorder: boolean;
-  delay_ms: [number, number];
-  fail_first: number;
-}
+/** What a chaos setting holds: the store keeps it as it is. */
+export type { ChaosSetting as ChaosConfig } from '../store/schema.js';
+import type { ChaosSetting as ChaosConfig } from '../store/schema.js';
 
 
 export function chaosConfig(input: ChaosInput): ChaosConfig {
@@ -36,8 +34,8 @@ export function chaosConfig(input: ChaosInput): ChaosConfig {
 }
 
 /**
- * How many applications may have chaos settings of their own, the setting for all aside: each is
- * memory for as long as the server runs (100,000 of them took 138 MB).
+ * How many applications may have chaos settings of their own, the setting for all aside: each one
+ * is kept with its application's state (100,000 of them took 138 MB when they were kept in memory).
  */
 export const MAX_CHAOS_APPLICATIONS = 1000;
 
@@ -45,39 +43,51 @@ export const MAX_CHAOS_APPLICATIONS = 1000;
 export type ChaosSource = (delivery: Delivery) => ChaosConfig | null;
 
 /**
- * The control API's chaos settings, per application ('' for all), and the seeded draws that decide
- * each duplicate and delay: the n-th draw of a kind for an application is a function of the seed,
- * so the same seed and the same deliveries give the same chaos.
+ * The control API's chaos settings, kept in the store (an application's with its state, the one for
+ * all with the server's), so that every instance sharing a database applies them and a restart keeps
+ * them; and the seeded draws that decide each duplicate and delay: the n-th draw of a kind for an
+ * application is a function of the seed, so the same seed and the same deliveries give the same chaos.
  */
 export class ChaosSettings {
-  readonly #byApp = new Map<string, ChaosConfig>();
   readonly #draws = new Map<string, number>();
 
-  constructor(private readonly seed: number) {}
+  constructor(
+    private readonly store: Store,
+    private readonly seed: number,
+  ) {}
+
+  /** The applications with a setting of their own. */
+  #own(): string[] {
+    return this.store.applications().filter((a) => this.store.tenant(a).webhook_chaos !== null);
+  }
 
   /** Whether `application` may get a setting: always when it has one (or for all), else while under the cap. */
   canSet(application: string | undefined): boolean {
-    const key = application ?? '';
-    const own = this.#byApp.size - (this.#byApp.has('') ? 1 : 0);
-    return key === '' || this.#byApp.has(key) || own < MAX_CHAOS_APPLICATIONS;
+    if (application === undefined || this.store.tenant(application).webhook_chaos !== null) return true;
+    return this.#own().length < MAX_CHAOS_APPLICATIONS;
   }
 
-  set(application: string | undefined, config: ChaosConfig): void {
-    this.#byApp.set(application ?? '', config);
+  /** Resolves once the setting is stored. */
+  async set(application: string | undefined, config: ChaosConfig): Promise<void> {
+    if (application === undefined) await this.store.updateServer((s) => void (s.webhook_chaos = config));
+    else await this.store.update(application, (t) => void (t.webhook_chaos = config));
   }
 
-  /** One application's setting, or (none given) every setting, '' being the one for all. */
+  /** Every setting, '' being the one for all. */
   list(): Record<string, ChaosConfig> {
-    return Object.fromEntries(this.#byApp);
+    const all = this.store.server().webhook_chaos;
+    return Object.fromEntries([...(all ? [['', all] as const] : []), ...this.#own().map((a) => [a, this.store.tenant(a).webhook_chaos as ChaosConfig] as const)]);
   }
 
-  clear(application?: string | null): void {
-    if (application === undefined || application === null) this.#byApp.clear();
-    else this.#byApp.delete(application);
+  /** One application's own setting, or (none given) every setting; resolves once stored. */
+  async clear(application?: string): Promise<void> {
+    const apps = application === undefined ? this.#own() : this.store.tenant(application).webhook_chaos !== null ? [application] : [];
+    if (application === undefined && this.store.server().webhook_chaos) await this.store.updateServer((s) => void delete s.webhook_chaos);
+    await Promise.all(apps.map((a) => this.store.update(a, (t) => void (t.webhook_chaos = null))));
   }
 
   of(application: string): ChaosConfig | null {
-    return this.#byApp.get(application) ?? this.#byApp.get('') ?? null;
+    return this.store.tenant(application).webhook_chaos ?? this.store.server().webhook_chaos ?? null;
   }
 
   /** A number in [0, 1) for the next draw of `kind` in `application`. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ORDER_ITEM_STATUSES, type OrderItemStatus } from '../booking/order-item-status.js';
+import { ORDER_ITEM_STATUSES, type OrderItemStatus } from '../lifecycle/order-item-status.js';
 import { buildPayload, serializePayload } from './payload.js';
 import { WebhookSender, type AttemptResult } from './sender.js';
 import { redactUrl, splitCredentials } from './url.js';
@@ -22,6 +22,8 @@ export interface CheckOptions {
   totalMs?: number;
   /** Wall-clock time for signatures; tests pass a fixed one. */
   now?: () => Date;
+  /** Connect only to public addresses (a partner's check on a shared sandbox). */
+  publicOnly?: boolean;
 }
 
 export interface Check {
@@ -58,7 +60,7 @@ const OK_STATUS: OrderItemStatus = 'OK';
  */
 export async function checkReceiver(opts: CheckOptions): Promise<CheckReport> {
   const now = opts.now ?? (() => new Date());
-  const sender = new WebhookSender({ timeoutMs: opts.timeoutMs ?? 5000, deadlineMs: opts.deadlineMs });
+  const sender = new WebhookSender({ timeoutMs: opts.timeoutMs ?? 5000, deadlineMs: opts.deadlineMs, publicOnly: opts.publicOnly });
   const totalMs = opts.totalMs ?? 3 * sender.deadlineMs;
   const end = performance.now() + totalMs;
   const target = withBasic(opts.url, opts.basic ?? null);

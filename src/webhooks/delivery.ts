@@ -101,6 +101,16 @@ export function afterAttempt(d: Delivery, attempt: DeliveryAttempt, delivered: b
   return { ...d, attempts, next_attempt_at: new Date(Date.parse(attempt.at) + delay).toISOString() };
 }
 
+/**
+ * When a delivery is due, for a store shared by instances (its due row): pending ones at their next
+ * attempt, one at a time per order item, in version order (compareDeliveries).
+ */
+export function deliveryDue(value: unknown): { at: number; chain: string; rank: bigint } | null {
+  const d = value as Delivery;
+  if (d.state !== 'pending') return null;
+  return { at: Date.parse(d.next_attempt_at ?? '') || 0, chain: d.order_item_uuid, rank: BigInt(d.order_item_version) * 1_000_000_000_000n + BigInt(d.seq) };
+}
+
 /** Order of sending for one item: version, then creation. */
 export function compareDeliveries(a: Delivery, b: Delivery): number {
   return a.order_item_version - b.order_item_version || a.seq - b.seq;

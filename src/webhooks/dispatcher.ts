@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Store, Tenant } from '../store/index.js';
+import type { Claim, Scheduler } from '../schedule/index.js';
 import { ApiError, clip, errors } from '../http/errors.js';
 import { serializePayload, type OrderItemSnapshot } from './payload.js';
 import { signatureHeaders } from './signer.js';
@@ -10,12 +11,17 @@ import { WebhookTargets, type ReceiverSource, type WebhookTarget } from './targe
 import { logAttempt, receiverForLog, type AttemptLogger } from './attempt-log.js';
 import { ChaosSettings, type ChaosConfig, type ChaosMark, type ChaosSource } from './chaos.js';
 import { waitingReason, type DeliveryView, type DeliveryWait } from './waiting.js';
-import { afterAttempt, compareDeliveries, DEFAULT_RETRY_SCHEDULE, listDeliveries, recordDelivery, retryDelays, type Delivery, type DeliveryAttempt, type DeliveryFilter } from './delivery.js';
+import { afterAttempt, compareDeliveries, DEFAULT_RETRY_SCHEDULE, deliveryDue, listDeliveries, recordDelivery, retryDelays, type Delivery, type DeliveryAttempt, type DeliveryFilter } from './delivery.js';
 
 export type { ReceiverSource, WebhookTarget } from './targets.js';
 
 export interface DispatcherOptions {
   store: Store;
+  /**
+   * Where due deliveries are claimed. Absent or local (file and memory stores): this process sends
+   * every delivery it records or finds at start. Shared: it sends only the deliveries it claimed.
+   */
+  scheduler?: Scheduler;
   /** The SERVER clock: its moves (and those of an application's clock, through notify) fast-forward retries. */
   clock: Clock;
   /**
@@ -39,6 +45,8 @@ export interface DispatcherOptions {
   /** Requests in flight at once for one application (its share, whatever its receiver does); default 256. */
   perApplication?: number;
   /** Trouble at warn; one line per attempt (failed ones at warn, delivered ones at info). */
+  /** A shared sandbox without --allow-private-receivers: receivers set by partners reach public addresses only. */
+  guardPartners?: boolean;
   /** Seeds the chaos draws (duplicates, delays): the server's --seed. */
   seed?: number;
   logger?: AttemptLogger;
@@ -102,21 +110,26 @@ export class WebhookDispatcher {
   readonly chaos: ChaosSettings;
   #chaosSource: ChaosSource | null = null;
   readonly #observers: AttemptObserver[] = [];
+  /** Shared store: the claims this instance holds, by delivery id (only those are in #queues). */
+  readonly #claims: Map<string, Claim> | null;
 
   constructor(private readonly opts: DispatcherOptions) {
-    this.chaos = new ChaosSettings(opts.seed ?? 1);
+    this.chaos = new ChaosSettings(opts.store, opts.seed ?? 1);
     // Connections per receiver as many as requests in all: applications sharing a receiver are held to their shares by the slots, not by undici's pool.
     const total = opts.concurrency ?? 1024;
     this.sender = new WebhookSender({ timeoutMs: opts.timeoutMs, deadlineMs: opts.deadlineMs, connections: total });
-    this.#targets = new WebhookTargets(opts.store, opts.flags ?? { url: null, secret: null });
+    this.#targets = new WebhookTargets(opts.store, opts.flags ?? { url: null, secret: null }, opts.guardPartners);
     this.#now = opts.now ?? (() => opts.clock.now());
     this.#delays = retryDelays(opts.schedule ?? DEFAULT_RETRY_SCHEDULE);
     this.#wall = opts.wallClock ?? (() => new Date());
     this.#slots = new SendSlots(total, Math.min(opts.perApplication ?? 256, total));
     this.#unsubscribe = opts.clock.onChange?.(() => this.#queueTick()) ?? (() => undefined);
+    this.#claims = opts.scheduler?.shared ? new Map() : null;
+    opts.scheduler?.register('webhook', { rule: { field: 'deliveries', due: deliveryDue }, limit: total, run: (claims) => this.#claimed(claims) });
     opts.store.onReset((app) => {
       this.#forget(app);
-      this.chaos.clear(app);
+      // An application's chaos went with its state; a reset of everything drops the one for all too.
+      if (app === null) void this.chaos.clear().catch((err: unknown) => opts.logger?.warn({ err }, 'chaos for all could not be dropped'));
     });
   }
 
@@ -125,8 +138,9 @@ export class WebhookDispatcher {
     return this.#targets.start();
   }
 
-  /** Indexes every delivery in the store and resumes the pending ones (after a restart). */
+  /** Indexes every delivery in the store and resumes the pending ones (after a restart); shared: the scheduler's claims bring them. */
   start(): void {
+    if (this.#claims) return;
     for (const app of this.opts.store.applications()) {
       for (const raw of Object.values(this.opts.store.tenant(app).deliveries)) this.#track(raw as unknown as Delivery);
     }
@@ -154,8 +168,8 @@ export class WebhookDispatcher {
   }
 
   /** PUT /__admin/webhooks/config: one application, or (no application) the default for all, dropping per-application ones. */
-  configure(application: string | undefined, target: WebhookTarget | null): Promise<void> {
-    return this.#targets.configure(application, target, this.opts.clock.now());
+  configure(application: string | undefined, target: WebhookTarget | null, setBy: 'admin' | 'partner' = 'admin'): Promise<void> {
+    return this.#targets.configure(application, target, this.opts.clock.now(), setBy);
   }
 
   /**
@@ -170,6 +184,8 @@ export class WebhookDispatcher {
   /** Starts sending a delivery returned by record(). */
   send(delivery: Delivery | null): void {
     if (!delivery) return;
+    // Shared: the commit that recorded it has woken the scheduler, which claims it here or elsewhere.
+    if (this.#claims) return void this.#apps.set(delivery.id, delivery.application);
     this.#track(delivery);
     this.#queueTick();
   }
@@ -182,7 +198,9 @@ export class WebhookDispatcher {
   }
 
   get(id: string): Delivery | undefined {
-    const app = this.#apps.get(id);
+    let app = this.#apps.get(id);
+    // Shared: a delivery recorded by another instance is found where it is.
+    if (app === undefined && this.#claims) app = this.opts.store.applications().find((a) => this.opts.store.tenant(a).deliveries[id]);
     return app === undefined ? undefined : (this.opts.store.tenant(app).deliveries[id] as unknown as Delivery | undefined);
   }
 
@@ -218,8 +236,8 @@ export class WebhookDispatcher {
 
   /** Sends a delivery again now, with a fresh round of retries; 404 unknown, 409 while an attempt is running. */
   async redeliver(id: string): Promise<Delivery> {
-    const app = this.#apps.get(id);
-    if (app === undefined || !this.get(id)) throw errors.notFound(`No webhook delivery ${clip(id)}`);
+    const app = this.get(id)?.application;
+    if (app === undefined) throw errors.notFound(`No webhook delivery ${clip(id)}`);
     if (this.#inFlight.has(id)) throw new ApiError(409, '0', `Webhook delivery ${id} is being attempted right now: try again when the attempt ends`);
     const now = this.#now(app).toISOString();
     const d = await this.opts.store.update(app, (t) => {
@@ -291,7 +309,8 @@ export class WebhookDispatcher {
   }
 
   /** Resolves when no attempt is running and none is due (tests and replays wait on it). */
-  idle(): Promise<void> {
+  async idle(): Promise<void> {
+    if (this.#claims) await this.opts.scheduler?.round('webhook');
     const p = new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
     this.tick();
     return p;
@@ -305,7 +324,7 @@ export class WebhookDispatcher {
     this.#slots.close();
     // Attempts that already ended are recorded; those cut off by closing the sockets are not (they run again after a restart).
     this.#save();
-    await this.sender.close();
+    await Promise.all([this.sender.close(), this.#guarded?.close()]);
     await Promise.allSettled([...this.#inFlight.values()]);
     for (const w of this.#idleWaiters.splice(0)) w();
   }
@@ -315,7 +334,7 @@ export class WebhookDispatcher {
     while (queue.length > 0) {
       const cur = this.get(queue[0]!.id);
       if (cur && cur.state === 'pending') return cur;
-      queue.shift();
+      this.#unclaim(queue.shift()!.id);
     }
     items.delete(key);
     return null;
@@ -419,7 +438,10 @@ export class WebhookDispatcher {
           if (this.opts.logger) logAttempt(this.opts.logger, f.d, f.attempt, f.receiver, next);
           for (const o of this.#observers) o(f.d, f.attempt, next);
         }
-        for (const f of list) this.#inFlight.delete(f.d.id);
+        for (const f of list) {
+          this.#inFlight.delete(f.d.id);
+          this.#untrack(f.d);
+        }
         this.#queueTick();
       };
       this.opts.store
@@ -439,7 +461,11 @@ export class WebhookDispatcher {
         });
     }
     const saving = new Set([...byApp.values()].flat().map((f) => f.d.id));
-    for (const { d } of done) if (!saving.has(d.id)) this.#inFlight.delete(d.id);
+    for (const { d } of done) {
+      if (saving.has(d.id)) continue;
+      this.#inFlight.delete(d.id);
+      this.#untrack(d, true);
+    }
     this.#queueTick();
   }
 
@@ -484,7 +510,55 @@ export class WebhookDispatcher {
     const headers = target.secret
       ? signatureHeaders({ id: d.id, body, secret: target.secret, headerPrefix: this.opts.headerPrefix, at: this.#wall() })
       : {};
-    return this.sender.send(target.url, body, headers);
+    return (target.publicOnly ? this.#publicOnly() : this.sender).send(target.url, body, headers);
+  }
+
+  #guarded: WebhookSender | null = null;
+  /** A sender that connects to public addresses only, for receivers partners set on a shared sandbox (made when first needed). */
+  #publicOnly(): WebhookSender {
+    return (this.#guarded ??= new WebhookSender({ timeoutMs: this.sender.timeoutMs, deadlineMs: this.sender.deadlineMs, connections: this.opts.concurrency ?? 1024, publicOnly: true }));
+  }
+
+  /** Shared store: deliveries claimed for this instance, read once their application is up to date, then sent as if recorded here. */
+  async #claimed(claims: Claim[]): Promise<void> {
+    const apps = [...new Set(claims.map((c) => c.application))];
+    await Promise.all(apps.map((a) => this.opts.store.sync?.(a)));
+    for (const c of claims) {
+      const d = this.opts.store.tenant(c.application).deliveries[c.key] as unknown as Delivery | undefined;
+      // Delivered, failed or reset meanwhile: nothing is due any more.
+      if (!d || d.state !== 'pending') {
+        this.opts.scheduler?.drop('webhook', c);
+        continue;
+      }
+      this.#claims?.set(d.id, c);
+      this.#track(d);
+    }
+    this.#queueTick();
+  }
+
+  /**
+   * Shared store: an attempt's outcome is written (its row's lease given back with it): the
+   * delivery leaves this instance, and its next attempt is claimed anew. Given back at once when
+   * nothing was written.
+   */
+  #untrack(d: Delivery, unwritten = false): void {
+    const claim = this.#claims?.get(d.id);
+    if (!claim) return;
+    const items = this.#queues.get(d.application);
+    const queue = items?.get(d.order_item_uuid);
+    const i = queue?.findIndex((q) => q.id === d.id) ?? -1;
+    if (queue && i >= 0) queue.splice(i, 1);
+    if (items && queue?.length === 0) items.delete(d.order_item_uuid);
+    this.#claims?.delete(d.id);
+    if (unwritten) this.opts.scheduler?.release('webhook', claim);
+    else this.opts.scheduler?.done('webhook', claim);
+  }
+
+  #unclaim(id: string): void {
+    const claim = this.#claims?.get(id);
+    if (!claim) return;
+    this.#claims?.delete(id);
+    this.opts.scheduler?.done('webhook', claim);
   }
 
   #arm(earliest: number, now: number): void {
@@ -516,6 +590,8 @@ export class WebhookDispatcher {
     else this.#appGeneration.set(application, (this.#appGeneration.get(application) ?? 0) + 1);
     if (application === null) this.#queues.clear();
     else this.#queues.delete(application);
+    // Their due rows went with them.
+    for (const [id, c] of this.#claims ?? []) if (application === null || c.application === application) this.#unclaim(id);
     for (const [id, app] of this.#apps) if (application === null || app === application) this.#apps.delete(id);
   }
 }

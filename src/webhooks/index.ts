@@ -21,11 +21,13 @@ async function webhooksPlugin(app: FastifyInstance, opts: WebhooksPluginOptions)
   const dispatcher = new WebhookDispatcher({
     ...opts,
     store: app.store,
+    scheduler: app.scheduler,
     clock: app.clock,
     now: (application) => app.now(application),
     headerPrefix: app.config.headerPrefix,
     seed: app.config.seed,
     flags: { url: app.config.webhookUrl, secret: app.config.webhookSecret },
+    guardPartners: app.config.shared && !app.config.allowPrivateReceivers,
     logger: app.log,
   });
   app.decorate('webhooks', dispatcher);
@@ -37,4 +39,4 @@ async function webhooksPlugin(app: FastifyInstance, opts: WebhooksPluginOptions)
   app.addHook('onClose', async () => dispatcher.close());
 }
 
-export default fp(webhooksPlugin, { name: 'webhooks', dependencies: ['store'], fastify: '5.x' });
+export default fp(webhooksPlugin, { name: 'webhooks', dependencies: ['store', 'schedule'], fastify: '5.x' });

@@ -1,4 +1,4 @@
-import type { OrderItemStatus } from '../booking/order-item-status.js';
+import type { OrderItemStatus } from '../lifecycle/order-item-status.js';
 
 /**
  * What the booking flow hands the dispatcher when an item moved: the order and the item as they are

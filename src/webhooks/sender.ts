@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Memo } from '../memo.js';
 import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { splitCredentials } from './url.js';
+import { publicOnlyLookup } from './guard.js';
 import { redactAuthorization } from '../redact.js';
 
 const TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
@@ -33,6 +34,8 @@ export interface SenderOptions {
   proxy?: { httpProxy?: string; httpsProxy?: string; noProxy?: string };
   /** Extra TLS trust for https receivers (tests); the CLI's way is NODE_EXTRA_CA_CERTS. */
   ca?: string | Buffer;
+  /** Connect only to public addresses, whatever a name resolves to (receivers a partner set on a shared sandbox). */
+  publicOnly?: boolean;
 }
 
 /** Why an attempt was cut off at its deadline (the abort reason, told apart from other errors). */
@@ -56,7 +59,7 @@ export class WebhookSender {
     // undici's own timers bound each phase (connecting, waiting for the answer's head, between its
     // body's chunks); the deadline of each send bounds the whole, a body trickling in included.
     const t = this.timeoutMs;
-    this.#agent = new EnvHttpProxyAgent({ connections: opts.connections ?? 256, headersTimeout: t, bodyTimeout: t, connect: { timeout: t, ...(opts.ca ? { ca: opts.ca } : {}) }, ...opts.proxy });
+    this.#agent = new EnvHttpProxyAgent({ connections: opts.connections ?? 256, headersTimeout: t, bodyTimeout: t, connect: { timeout: t, ...(opts.ca ? { ca: opts.ca } : {}), ...(opts.publicOnly ? { lookup: publicOnlyLookup } : {}) }, ...opts.proxy });
   }
 
   /** One POST, ended after `deadlineMs` at the latest (its connection then closed, not kept). */

@@ -4,6 +4,8 @@ import { redactUrl } from './url.js';
 export interface WebhookTarget {
   url: string;
   secret: string | null;
+  /** Connect only to public addresses: a receiver a partner set on a shared sandbox. */
+  publicOnly?: boolean;
 }
 
 /** Where a receiver setting comes from, as GET /__admin/webhooks/config and the banner say it. */
@@ -31,13 +33,17 @@ export interface ReceiverSource {
 export class WebhookTargets {
   readonly #flagUrl: string | null;
   readonly #serverSecret: string | null;
+  readonly #guardPartners: boolean;
 
   constructor(
     private readonly store: Store,
     flags: { url: string | null; secret: string | null },
+    /** A shared sandbox without --allow-private-receivers: receivers partners set reach public addresses only. */
+    guardPartners = false,
   ) {
     this.#flagUrl = flags.url || null;
     this.#serverSecret = flags.secret || null;
+    this.#guardPartners = guardPartners;
   }
 
   /** At start: a flag replaces a server-wide setting stored by an earlier run (flags win at start). */
@@ -55,7 +61,10 @@ export class WebhookTargets {
 
   of(application: string): WebhookTarget | null {
     const own = this.store.tenant(application).webhookConfig;
-    return own ? { url: own.url, secret: own.secret ?? this.#serverSecret } : this.default;
+    if (!own) return this.default;
+    const target: WebhookTarget = { url: own.url, secret: own.secret ?? this.#serverSecret };
+    if (this.#guardPartners && own.set_by === 'partner') target.publicOnly = true;
+    return target;
   }
 
   /** The server-wide setting and where it comes from; null when webhooks go nowhere by default. */
@@ -91,8 +100,8 @@ export class WebhookTargets {
    * application: the server-wide setting (null: back to the flag), which also drops every
    * application's own.
    */
-  async configure(application: string | undefined, target: WebhookTarget | null, at: Date): Promise<void> {
-    const stored = target && { ...target, set_at: at.toISOString() };
+  async configure(application: string | undefined, target: WebhookTarget | null, at: Date, setBy: 'admin' | 'partner' = 'admin'): Promise<void> {
+    const stored = target && { url: target.url, secret: target.secret, set_at: at.toISOString(), ...(setBy === 'partner' ? { set_by: setBy } : {}) };
     if (application !== undefined) {
       await this.store.update(application, (t) => {
         t.webhookConfig = stored;

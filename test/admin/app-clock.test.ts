@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { fixedClock } from '../../src/clock.js';
 import { createStore } from '../../src/store/index.js';
 import { buildTestApp } from '../helper.js';
+import { bookOrder, overInject } from '../book-order.js';
 import { startReceiver } from '../webhooks/receiver.js';
 import { tempDir } from '../tmp.js';
 
 const SANDBOX = { client_id: 'sandbox-client', client_secret: 'sandbox-secret', grant_type: 'client_credentials' };
 const INSTANT = '4e451a8a-2ee5-493f-aa12-a39f13d7253e';
-const lead = (email: string) => ({ firstname: 'Ada', lastname: 'Lovelace', email, musement_newsletter: 'NO', allow_profiling: 'NO', thirdparty_newsletter: 'NO', events_related_newsletter: 'NO' });
 
 t.test("an application's clock moves its token expiry, and no one else's", async (t) => {
   const app = await buildTestApp({ clock: fixedClock('2026-01-15T10:00:00Z') });
@@ -49,25 +49,18 @@ t.test("scenario steps, webhook retries and schedules follow their application's
   t.teardown(() => rx.close());
   const app = await buildTestApp({ clock: fixedClock('2026-01-15T10:00:00Z'), config: { webhookUrl: rx.url } });
   t.teardown(() => app.close());
-  const book = async (application: string, email: string) => {
-    const headers: Record<string, string> = { 'x-service-application': application };
-    const token = (await app.inject({ method: 'POST', url: '/api/v3/login', headers, payload: SANDBOX })).json().access_token as string;
-    headers.authorization = `Bearer ${token}`;
-    const call = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) => (await app.inject({ method, url: `/api/v3${url}`, headers, ...(payload ? { payload } : {}) })).json();
-    const [s] = await call('GET', `/activities/${INSTANT}/dates/2026-01-20`);
-    const cart = await call('POST', '/carts');
-    await call('POST', `/carts/${cart.uuid}/items`, [{ product_identifier: s.groups[0].slots[0].products[0].product_id, quantity: 1 }]);
-    await call('PUT', `/carts/${cart.uuid}/customer`, lead(email));
-    const order = await call('POST', '/orders', { cart_uuid: cart.uuid });
-    const paid = await call('POST', '/payments/no/payment', { uuid: order.uuid });
-    return { order: order.uuid as string, item: paid.items[0].uuid as string, status: paid.items[0].status as string, application };
+  // An order whose item is PENDING, then the built-in scenario that confirms it two minutes later.
+  const book = async (application: string) => {
+    const order = await bookOrder(overInject(app, application));
+    const item = order.items[0]!.uuid;
+    await app.inject({ method: 'POST', url: '/__admin/scenarios/delayed-confirmation/run', payload: { order_item_uuid: item } });
+    return { order: order.uuid, item, application };
   };
   const status = async (b: { order: string; application: string }) => (await app.inject({ url: `/api/v3/orders/${b.order}`, headers: { 'x-service-application': b.application } })).json().items[0].status;
 
-  // "delayed@…" confirms two minutes after payment (a built-in scenario).
-  const a = await book('team-a', 'delayed@example.com');
-  const b = await book('team-b', 'delayed@example.com');
-  t.equal(a.status, 'PENDING');
+  const a = await book('team-a');
+  const b = await book('team-b');
+  t.equal(await status(a), 'PENDING');
   await app.inject({ method: 'POST', url: '/__admin/clock', payload: { application: 'team-a', advance: 'PT3M' } });
   await app.scenarioRunner.tick();
   t.equal(await status(a), 'OK', "A's scenario step ran on A's clock");

@@ -210,4 +210,20 @@ t.test('with --admin-token: the page asks for the token once, then everything wo
   await bookOverHttp(`${origin}/api/v3`, 'token-shop');
   await sees(page, /MUS\d+[\s\S]*PENDING/);
   t.equal(await page.evaluate(() => sessionStorage.getItem('mock-server-admin-token')), 'ui-secret', 'kept for the tab');
+
+  // A partner's own access token: the same page, showing its application only.
+  await bookOverHttp(`${origin}/api/v3`, 'partner-shop');
+  const login = await fetch(`${origin}/api/v3/login`, { method: 'POST', headers: { 'x-service-application': 'partner-shop', 'content-type': 'application/json' }, body: JSON.stringify({ client_id: 'sandbox-client', client_secret: 'sandbox-secret', grant_type: 'client_credentials' }) });
+  const partnerToken = ((await login.json()) as { access_token: string }).access_token;
+  const other = await browser.newPage();
+  await other.goto(`${origin}/__admin/ui/#Orders`);
+  await other.waitForSelector('form.token input[type=password]', { timeout: 10_000 });
+  await other.type('form.token input[type=password]', partnerToken);
+  await other.click('form.token button[type=submit]');
+  await sees(other, /live/, 'header');
+  await sees(other, /partner-shop/);
+  const shown = await other.$eval('main', (e) => e.textContent ?? '');
+  t.notMatch(shown, /token-shop/, "another application's order is not shown to a partner's token");
+  const apps = await other.$$eval('header select[aria-label="Application"] option', (o) => o.map((x) => (x as HTMLOptionElement).value));
+  t.same(apps.filter(Boolean), ['partner-shop'], 'the application menu holds its own only');
 });

@@ -86,13 +86,19 @@ t.test('with --admin-token: the document declares the bearer scheme; the docs st
   const doc = res.json();
   t.notMatch(res.body, 'admin-s3cret', 'the token is not in the document');
   t.match(doc.components.securitySchemes.AdminToken, { type: 'http', scheme: 'bearer' });
+  t.match(doc.components.securitySchemes.PartnerToken, { type: 'http', scheme: 'bearer' });
   for (const [key, op] of Object.entries(operations(doc))) {
     if (key === 'GET /__admin/health') t.notOk(op.security, 'health needs no token');
     else {
-      t.same(op.security, [{ AdminToken: [] }], key);
+      // The admin token everywhere; a partner's token where the operation says it may be used.
+      const partner = (op as { 'x-partner-token'?: string })['x-partner-token'];
+      t.same(op.security, partner === 'admin-only' ? [{ AdminToken: [] }] : [{ AdminToken: [] }, { PartnerToken: [] }], key);
       t.ok(op.responses?.['401'], `${key}: 401 documented`);
     }
   }
+  t.equal(doc.paths['/__admin/clients'].post['x-partner-token'], 'admin-only', 'partner registration is the admin token’s');
+  t.equal(doc.paths['/__admin/orders'].get['x-partner-token'], 'own-application');
+  t.equal(doc.paths['/__admin/scenarios'].get['x-partner-token'], 'any');
   t.equal((await app.inject({ url: '/__admin/orders' })).statusCode, 401, 'the control API still wants the token');
 });
 

@@ -232,7 +232,7 @@ t.test(`chaos settings: at most ${MAX_CHAOS_APPLICATIONS} applications of their 
   const app = await buildWebhookApp();
   t.teardown(() => app.close());
   const put = (body: object) => app.inject({ method: 'PUT', url: '/__admin/webhooks/chaos', payload: body });
-  for (let i = 1; i < MAX_CHAOS_APPLICATIONS; i++) app.webhooks.chaos.set(`app-${i}`, chaosConfig({ fail_first: 1 }));
+  for (let i = 1; i < MAX_CHAOS_APPLICATIONS; i++) await app.webhooks.chaos.set(`app-${i}`, chaosConfig({ fail_first: 1 }));
   t.equal((await put({ application: 'last', fail_first: 2 })).statusCode, 200, `the ${MAX_CHAOS_APPLICATIONS}th`);
   const refused = await put({ application: 'one-more', fail_first: 2 });
   t.same([refused.statusCode, refused.json()], [409, {

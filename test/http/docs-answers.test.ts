@@ -12,7 +12,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { buildApp } from '../../src/app.js';
 import { defaults } from '../../src/config.js';
 import { fixedClock } from '../../src/clock.js';
-import { ORDER_ITEM_STATUSES } from '../../src/booking/order-item-status.js';
+import { ORDER_ITEM_STATUSES } from '../../src/lifecycle/order-item-status.js';
 import { buildTestApp, testCatalog } from '../helper.js';
 
 type Schema = Record<string, unknown>;

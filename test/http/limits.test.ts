@@ -31,3 +31,23 @@ t.test('no limit outside shared mode, or with --rate-limit 0', async (t) => {
     await app.close();
   }
 });
+
+t.test('past its state size an application cannot add state (429 with Retry-After); reads, login and a reset go on', async (t) => {
+  const app = await buildTestApp({ config: { shared: true, adminToken: 'x', rateLimit: 0, stateLimit: 3 } });
+  t.teardown(() => app.close());
+  const post = (application: string, url: string, payload?: object) => app.inject({ method: 'POST', url: `/api/v3${url}`, headers: { 'x-service-application': application }, ...(payload ? { payload } : {}) });
+  for (let i = 0; i < 3; i++) t.equal((await post('full', '/carts')).statusCode, 200);
+  // The count is trusted for a second: wait it out, as a client writing for a while would.
+  await new Promise((r) => setTimeout(r, 1100));
+  const refused = await post('full', '/carts');
+  t.equal(refused.statusCode, 429);
+  t.same(Object.keys(refused.json()).sort(), ['code', 'message']);
+  t.match(refused.json().message, /Application "full" keeps 3 records .*at most 3 per application: POST \/__admin\/reset/);
+  t.equal(refused.headers['retry-after'], '3600');
+  t.equal((await post('other', '/carts')).statusCode, 200, 'another application is not affected');
+  t.equal((await app.inject({ url: '/api/v3/currencies', headers: { 'x-service-application': 'full' } })).statusCode, 200, 'reads go on');
+  const reg = (await app.inject({ method: 'POST', url: '/__admin/clients', headers: { authorization: 'Bearer x' }, payload: { applications: ['full'], scopes: [] } })).json();
+  t.equal((await post('full', '/login', { client_id: reg.client_id, client_secret: reg.client_secret, grant_type: 'client_credentials' })).statusCode, 200, 'a login goes on, so that the partner can reset');
+  await app.inject({ method: 'POST', url: '/__admin/reset', headers: { authorization: 'Bearer x' }, payload: { application: 'full' } });
+  t.equal((await post('full', '/carts')).statusCode, 200, 'after a reset it may write again');
+});

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { builtinScenariosDir } from '../../src/paths.js';
 import { loadScenarios, parseScenario, ScenarioError } from '../../src/scenarios/index.js';
-import { canMove } from '../../src/booking/order-item-status.js';
+import { canMove } from '../../src/lifecycle/order-item-status.js';
 import { isStatusStep } from '../../src/scenarios/types.js';
 import { buildWebhookApp } from '../webhooks/receiver.js';
 

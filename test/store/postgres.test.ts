@@ -318,7 +318,7 @@ t.test('two stores starting at once on an empty database create the tables once'
   const url = await fresh();
   const [a, b] = await Promise.all([createStore(url), createStore(url)]);
   t.teardown(() => Promise.all([a.close(), b.close()]));
-  t.same((await query(url, 'select version from mock_schema_version')).rows, [{ version: 1 }]);
+  t.same((await query(url, 'select version from mock_schema_version')).rows, [{ version: 2 }]);
   await a.update('x', (tn) => void (tn.carts.c = { uuid: 'c' }));
   await b.sync!('x');
   t.ok(b.tenant('x').carts.c);

@@ -1,4 +1,6 @@
 import t, { type Test } from 'tap';
+import { join } from 'node:path';
+import { tempDir } from '../tmp.js';
 import { fixedClock } from '../../src/clock.js';
 import { createStore } from '../../src/store/index.js';
 import { chaosConfig } from '../../src/webhooks/chaos.js';
@@ -25,7 +27,7 @@ async function setup(t: Test, seed = 1) {
 
 t.test('duplicate: a delivered webhook is sent again, same id and body, and the log marks it', async (t) => {
   const { rx, d } = await setup(t);
-  d.chaos.set(APP, chaosConfig({ duplicate: 1 }));
+  await d.chaos.set(APP, chaosConfig({ duplicate: 1 }));
   const sent = await d.enqueue(APP, snapshot());
   await d.idle();
   t.equal(rx.received.length, 2);
@@ -40,7 +42,7 @@ t.test('duplicate: a delivered webhook is sent again, same id and body, and the 
 
 t.test('reorder: after a newer version is delivered, the previous one is sent again', async (t) => {
   const { rx, d } = await setup(t);
-  d.chaos.set(undefined, chaosConfig({ reorder: true }));
+  await d.chaos.set(undefined, chaosConfig({ reorder: true }));
   const v1 = await d.enqueue(APP, snapshot({ item: { version: 1, status: 'PENDING' } }));
   await d.idle();
   await d.enqueue(APP, snapshot({ item: { version: 2, status: 'OK' } }));
@@ -51,7 +53,7 @@ t.test('reorder: after a newer version is delivered, the previous one is sent ag
 
 t.test('fail_first: the first attempts fail without a request, the retries follow the schedule', async (t) => {
   const { rx, d, advance } = await setup(t);
-  d.chaos.set(APP, chaosConfig({ fail_first: 2 }));
+  await d.chaos.set(APP, chaosConfig({ fail_first: 2 }));
   const sent = await d.enqueue(APP, snapshot());
   await d.idle();
   t.equal(rx.received.length, 0);
@@ -65,7 +67,7 @@ t.test('fail_first: the first attempts fail without a request, the retries follo
 
 t.test('delay: an attempt waits a time in the range, and says so', async (t) => {
   const { rx, d } = await setup(t);
-  d.chaos.set(APP, chaosConfig({ delay_ms: [30, 30] }));
+  await d.chaos.set(APP, chaosConfig({ delay_ms: [30, 30] }));
   const t0 = performance.now();
   const sent = await d.enqueue(APP, snapshot());
   await d.idle();
@@ -77,7 +79,7 @@ t.test('delay: an attempt waits a time in the range, and says so', async (t) => 
 t.test('the same seed gives the same duplicates; another seed others', async (t) => {
   const pattern = async (seed: number) => {
     const { d } = await setup(t, seed);
-    d.chaos.set(APP, chaosConfig({ duplicate: 0.5 }));
+    await d.chaos.set(APP, chaosConfig({ duplicate: 0.5 }));
     const out: boolean[] = [];
     for (let i = 0; i < 16; i++) {
       const x = await d.enqueue(APP, snapshot({ item: { uuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}` } }));
@@ -113,4 +115,20 @@ t.test('PUT, GET and DELETE /__admin/webhooks/chaos', async (t) => {
   t.same((await app.inject({ url: '/__admin/webhooks/chaos' })).json().applications, {});
   await app.inject({ method: 'POST', url: '/__admin/reset', payload: {} });
   t.same((await app.inject({ url: '/__admin/webhooks/chaos' })).json(), { all: null, applications: {} }, 'a full reset ends every chaos');
+});
+
+t.test('chaos settings are kept in the store: a restart keeps them, a reset drops them', async (t) => {
+  const file = join(tempDir(t), 'state.json');
+  const first = await buildWebhookApp({ store: await createStore(file) });
+  await first.inject({ method: 'PUT', url: '/__admin/webhooks/chaos', payload: { application: APP, fail_first: 2 } });
+  await first.inject({ method: 'PUT', url: '/__admin/webhooks/chaos', payload: { reorder: true } });
+  await first.close();
+  const second = await buildWebhookApp({ store: await createStore(file) });
+  t.teardown(() => second.close());
+  t.match((await second.inject({ url: '/__admin/webhooks/chaos' })).json(), { all: { reorder: true }, applications: { [APP]: { fail_first: 2 } } }, 'both came back');
+  await second.inject({ method: 'POST', url: '/__admin/reset', payload: { application: APP } });
+  t.same((await second.inject({ url: '/__admin/webhooks/chaos' })).json().applications, {}, "a reset of the application drops its chaos");
+  await second.inject({ method: 'POST', url: '/__admin/reset', payload: {} });
+  await new Promise((r) => setTimeout(r, 50));
+  t.equal((await second.inject({ url: '/__admin/webhooks/chaos' })).json().all, null, 'a reset of everything drops the one for all');
 });

@@ -70,7 +70,7 @@ t.test("260 deliveries of application T delayed 60 s by chaos: application H's w
   const rx = await startReceiver();
   t.teardown(() => rx.close());
   const d = await dispatcher(t, { flags: { url: rx.url, secret: null } });
-  d.chaos.set('T', chaosConfig({ delay_ms: [60_000, 60_000] }));
+  await d.chaos.set('T', chaosConfig({ delay_ms: [60_000, 60_000] }));
   for (let i = 0; i < 260; i++) await d.enqueue('T', snapshot(item(i)));
   await sleep(100);
   const ms = await moveOfH(d, rx);
@@ -82,7 +82,7 @@ t.test('a chaos delay waits outside the sending capacity: 2 slots in all, 5 dela
   const rx = await startReceiver();
   t.teardown(() => rx.close());
   const d = await dispatcher(t, { flags: { url: rx.url, secret: null }, concurrency: 2 });
-  d.chaos.set('T', chaosConfig({ delay_ms: [60_000, 60_000] }));
+  await d.chaos.set('T', chaosConfig({ delay_ms: [60_000, 60_000] }));
   for (let i = 0; i < 5; i++) await d.enqueue('T', snapshot(item(i)));
   await sleep(100);
   const ms = await moveOfH(d, rx);
@@ -93,7 +93,7 @@ t.test('after its delay, a delayed delivery is sent within its application\'s sh
   const rx = await startReceiver();
   t.teardown(() => rx.close());
   const d = await dispatcher(t, { flags: { url: rx.url, secret: null }, concurrency: 4, perApplication: 2 });
-  d.chaos.set('T', chaosConfig({ delay_ms: [50, 50] }));
+  await d.chaos.set('T', chaosConfig({ delay_ms: [50, 50] }));
   for (let i = 0; i < 6; i++) await d.enqueue('T', snapshot(item(i)));
   for (const [version, status] of [[1, 'PENDING'], [2, 'OK'], [3, 'REFUND_STARTED']] as const) {
     await d.enqueue('T', snapshot({ item: { ...item(100).item, version, status } }));
@@ -110,7 +110,7 @@ t.test('closing the dispatcher does not wait for chaos delays', async (t) => {
   t.teardown(() => rx.close());
   const d = new WebhookDispatcher({ store: await createStore('memory'), clock: fixedClock(T0), headerPrefix: 'X-Service-', flags: { url: rx.url, secret: null } });
   d.start();
-  d.chaos.set('T', chaosConfig({ delay_ms: [60_000, 60_000] }));
+  await d.chaos.set('T', chaosConfig({ delay_ms: [60_000, 60_000] }));
   await d.enqueue('T', snapshot());
   await sleep(50);
   const t0 = performance.now();

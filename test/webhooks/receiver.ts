@@ -6,6 +6,7 @@ import { defaults, type Config } from '../../src/config.js';
 import { fixedClock, type Clock } from '../../src/clock.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import type { WebhooksPluginOptions } from '../../src/webhooks/index.js';
+import type { ScheduleOptions } from '../../src/schedule/index.js';
 import type { OrderItemSnapshot } from '../../src/webhooks/payload.js';
 import { testCatalog } from '../helper.js';
 
@@ -96,6 +97,7 @@ export interface WebhookAppOptions {
   clock?: Clock;
   store?: Store;
   webhooks?: WebhooksPluginOptions;
+  schedule?: ScheduleOptions;
 }
 
 /** An app like buildTestApp's, with webhook tuning (buildTestApp has no way to pass it). */
@@ -107,6 +109,7 @@ export async function buildWebhookApp(opts: WebhookAppOptions = {}): Promise<Fas
     catalog: await testCatalog(config.seed, config.catalogSize, config.fixtures),
     store: opts.store ?? (await createStore('memory')),
     webhooks: { timeoutMs: 500, ...opts.webhooks },
+    schedule: opts.schedule,
   });
   await app.ready();
   return app;

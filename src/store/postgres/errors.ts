@@ -1,4 +1,4 @@
-import { StoreError } from '../wal.js';
+import { StoreError } from '../types.js';
 
 /** A postgres:// or postgresql:// URL selects the PostgreSQL store. */
 export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db);

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { StoreOptions } from '../store.js';
+import type { StoreOptions } from '../types.js';
 import { Db } from './db.js';
 import { cannotStart, scrub } from './errors.js';
 import { Listener } from './listen.js';

@@ -21,6 +21,7 @@ export class Notices {
   readonly #listeners: Array<(app: string | null) => void> = [];
   /** Tells this instance's notifications from the others'. */
   readonly #id = randomUUID();
+  #onDue: (from: string) => void = () => undefined;
 
   constructor(
     private readonly db: Db,
@@ -29,6 +30,15 @@ export class Notices {
     /** Another instance changed an application's settings (null: the server state). */
     private readonly onChanged: (app: string | null) => void,
   ) {}
+
+  get id(): string {
+    return this.#id;
+  }
+
+  /** Another instance announced due work (mock_due). */
+  onDue(listener: (from: string) => void): void {
+    this.#onDue = listener;
+  }
 
   on(listener: (app: string | null) => void): void {
     this.#listeners.push(listener);
@@ -44,7 +54,7 @@ export class Notices {
       const app = this.db.literal(application);
       const what = application.length > MAX_NAME ? `'check', true` : `'r', ${app}`;
       await this.db.simple(`BEGIN; select 1 from mock_tenants where app = ${app} for update;
-        delete from mock_records where app = ${app}; delete from mock_tenants where app = ${app};
+        delete from mock_records where app = ${app}; delete from mock_tenants where app = ${app}; delete from mock_due where app = ${app};
         ${this.#notify(what)}; COMMIT`);
       this.cache.delete(application);
       this.tell(application);
@@ -53,7 +63,7 @@ export class Notices {
 
   async resetAll(): Promise<void> {
     const apps = this.cache.apps();
-    await this.db.simple(`BEGIN; truncate mock_records, mock_tenants; ${this.#notify(`'all', true`)}; COMMIT`);
+    await this.db.simple(`BEGIN; truncate mock_records, mock_tenants, mock_due; ${this.#notify(`'all', true`)}; COMMIT`);
     for (const app of apps) this.cache.delete(app);
     this.tell(null);
   }
@@ -67,13 +77,14 @@ export class Notices {
 
   /** A notification from the LISTEN connection. */
   heard(payload: string): void {
-    let m: { i?: string; r?: string; c?: string; s?: boolean; all?: boolean; check?: boolean; v?: number };
+    let m: { i?: string; r?: string; c?: string; s?: boolean; all?: boolean; check?: boolean; v?: number; d?: boolean };
     try {
       m = JSON.parse(payload);
     } catch {
       return;
     }
     if (m.i === this.#id) return;
+    if (m.d) return this.#onDue(String(m.i));
     const v = Number(m.v);
     const app = m.r;
     if (typeof m.c === 'string') this.onChanged(m.c);

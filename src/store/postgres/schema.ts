@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { StoreError } from '../wal.js';
+import { StoreError } from '../types.js';
 
 /**
  * The tables, as numbered migrations: migration i brings the schema to version i + 1. A migration
@@ -16,6 +16,13 @@ import { StoreError } from '../wal.js';
  *   that a cache can catch up with `version > cached`. Values are `json`, not `jsonb`: nothing
  *   queries into them, json is cheaper to write, and it keeps what jsonb refuses (\u0000 in a string).
  * - mock_server: the server-wide state, one row.
+ * - mock_due (schema 2): work that falls due, one row per due record (a pending webhook delivery, a
+ *   running scenario), written in the same statement as the record; `due_at` is on the
+ *   application's clock (ms), so that moving its clock needs no rewrite. Rows of one `chain` (an
+ *   order item's deliveries) are claimed one at a time, lowest `rank` (version, sequence) first.
+ *   An instance claims a row by taking its lease (`lease_owner`, `lease_until` on the database's
+ *   clock); a write of the record gives the lease back. Kind 'window' rows hold when a periodic job
+ *   (the retention sweep) last ran, so that it runs on one instance per window.
  */
 const MIGRATIONS: string[] = [
   `create sequence mock_version;
@@ -37,6 +44,25 @@ const MIGRATIONS: string[] = [
    create index mock_records_app_version on mock_records (app, version);
    create table mock_server (id int primary key check (id = 1), doc json not null, version bigint not null);
    insert into mock_server values (1, '{"clock_offset_ms":0}', 0);`,
+  `create table mock_due (
+     app text not null,
+     kind text not null,
+     key text not null,
+     due_at bigint not null,
+     chain text,
+     rank numeric,
+     lease_owner text,
+     lease_until timestamptz,
+     primary key (app, kind, key)
+   );
+   create index mock_due_kind_due on mock_due (kind, due_at);
+   create index mock_due_chain on mock_due (app, kind, chain, rank) where chain is not null;
+   insert into mock_due (app, kind, key, due_at, chain, rank)
+     select app, 'webhook', key, (extract(epoch from (value->>'next_attempt_at')::timestamptz) * 1000)::bigint,
+       value->>'order_item_uuid', (value->>'order_item_version')::numeric * 1000000000000 + (value->>'seq')::numeric
+     from mock_records where field = 'deliveries' and value is not null and value->>'state' = 'pending' and value->>'next_attempt_at' is not null;
+   insert into mock_due (app, kind, key, due_at)
+     select app, 'scenario', key, 0 from mock_records where field = 'scenario_runs' and value is not null and value->>'stopped' is null;`,
 ];
 
 /** Taken (for the transaction) by every start that looks at the schema: two starts never migrate at once. */

@@ -1,3 +1,14 @@
+/** One write's rows: fields replaced whole tombstone their entries; upserts and tombstones. */
+const ROWS = `with gone as (
+      update mock_records set value = null, version = $2 where app = $1 and field = any($3::text[]) and value is not null
+    ), up as (
+      insert into mock_records (app, field, key, value, version)
+      select $1, u.f, u.k, u.v::json, $2 from unnest($4::text[], $5::text[], $6::text[]) as u(f, k, v)
+      on conflict (app, field, key) do update set value = excluded.value, version = excluded.version
+    )`;
+/** The tenant's version, last in a write's statement. */
+const BUMP = 'update mock_tenants set version = $2 where app = $1';
+
 /** The statements the PostgreSQL store runs (tables: schema.ts). */
 export const SQL = {
   /** A tenant's versions and the server state's version: what a sync reads when nothing changed. */
@@ -19,14 +30,23 @@ export const SQL = {
     `BEGIN; insert into mock_tenants (app, version, born) values (${app}, 0, nextval('mock_version')) on conflict (app) do nothing;
      select version, born, pruned_version, nextval('mock_version') as next from mock_tenants where app = ${app} for update`,
   /** One write's rows: fields replaced whole tombstone their entries; upserts and tombstones; the tenant's version. */
-  write: `with gone as (
-      update mock_records set value = null, version = $2 where app = $1 and field = any($3::text[]) and value is not null
-    ), up as (
-      insert into mock_records (app, field, key, value, version)
-      select $1, u.f, u.k, u.v::json, $2 from unnest($4::text[], $5::text[], $6::text[]) as u(f, k, v)
-      on conflict (app, field, key) do update set value = excluded.value, version = excluded.version
+  write: `${ROWS}
+    ${BUMP}`,
+  /**
+   * The same, with the write's due rows ($7 kinds, $8 keys, $9 due times, null: the row goes; $10
+   * chains, $11 ranks): in the same statement, so they commit with the records. A row written
+   * again loses its lease: the instance that held it has recorded the outcome, or the work changed.
+   */
+  writeDue: `${ROWS}, due_gone as (
+      delete from mock_due m using unnest($7::text[], $8::text[], $9::bigint[]) as u(kind, key, at)
+      where u.at is null and m.app = $1 and m.kind = u.kind and m.key = u.key
+    ), due_up as (
+      insert into mock_due (app, kind, key, due_at, chain, rank)
+      select $1, u.kind, u.key, u.at, u.chain, u.rank::numeric from unnest($7::text[], $8::text[], $9::bigint[], $10::text[], $11::text[]) as u(kind, key, at, chain, rank)
+      where u.at is not null
+      on conflict (app, kind, key) do update set due_at = excluded.due_at, chain = excluded.chain, rank = excluded.rank, lease_owner = null, lease_until = null
     )
-    update mock_tenants set version = $2 where app = $1`,
+    ${BUMP}`,
   /** Drops the tombstones up to the previous prune's mark (older caches then reload whole), and sets the next mark. */
   prune: `with d as (
       delete from mock_records where app = $1 and value is null and version <= (select prune_mark from mock_tenants where app = $1) returning version

@@ -1,11 +1,12 @@
 import type pg from 'pg';
 import { track } from '../changes.js';
 import { emptyTenant, type ServerState, type Tenant } from '../schema.js';
-import type { Store, StoreStats } from '../index.js';
+import type { Store, StoreStats } from '../types.js';
 import { TenantCache, versionsOf } from './cache.js';
 import { Chains } from './chains.js';
 import type { Db } from './db.js';
 import { redactUrl } from './errors.js';
+import { DUE_SQL, PostgresDue } from './due.js';
 import { Notices } from './notices.js';
 import { mergeOps, toWrites } from './rows.js';
 import type { Op } from '../changes.js';
@@ -39,6 +40,7 @@ export class PostgresStore implements Store {
   readonly #notices: Notices;
   readonly #serverListeners: Array<(s: Readonly<ServerState>) => void> = [];
   readonly #writesSincePrune = new Map<string, number>();
+  readonly due: PostgresDue;
   #server: ServerState;
   #serverVersion: number;
   #closed = false;
@@ -52,6 +54,8 @@ export class PostgresStore implements Store {
     this.location = redactUrl(url);
     this.#cache = new TenantCache(db, (app) => this.#notices.tell(app));
     this.#notices = new Notices(db, this.#cache, this.#chains, (app) => void (app === null ? this.#serverAt(Infinity) : this.sync(app)).catch(() => undefined));
+    this.due = new PostgresDue(db, this.#notices.id);
+    this.#notices.onDue((from) => this.due.heard(from));
     this.#server = server.doc;
     this.#serverVersion = server.version;
   }
@@ -150,7 +154,9 @@ export class PostgresStore implements Store {
           item.reject(err);
         }
       }
-      const writes = toWrites(mergeOps(app, cached.tenant, ran.map((r) => r.ops)));
+      const merged = mergeOps(app, cached.tenant, ran.map((r) => r.ops));
+      const writes = toWrites(merged);
+      const due = this.due.rowsOf(app, merged);
       if (writes.keys.length === 0 && (!created || ran.length === 0)) {
         if (created) this.#cache.delete(app);
         await tx.sql('ROLLBACK').catch(() => undefined);
@@ -159,7 +165,10 @@ export class PostgresStore implements Store {
       }
       try {
         const what = 'did not take the change, so it was not acknowledged';
-        await tx.sql(SQL.write, [app, next, writes.replaced, writes.fields, writes.keys, writes.values], what);
+        if (due.cleared.length > 0) await tx.sql(DUE_SQL.clear, [app, due.cleared], what);
+        const params = [app, next, writes.replaced, writes.fields, writes.keys, writes.values];
+        if (due.rows.length > 0) await tx.sql(SQL.writeDue, [...params, ...this.due.params(due.rows)], what);
+        else await tx.sql(SQL.write, params, what);
         if (this.#pruneDue(app, ran.length)) await tx.sql(SQL.prune, [app, next], what);
         await tx.sql('COMMIT', [], what);
       } catch (e) {
@@ -174,6 +183,7 @@ export class PostgresStore implements Store {
       this.stats.flushes++;
       if (writes.fields.includes('')) this.#notices.changed(app);
       for (const r of ran) r.item.resolve(r.result);
+      if (due.rows.length > 0) this.due.committed(due.rows);
     } catch (e) {
       // Those whose function threw are settled already: a second reject does nothing.
       for (const i of items) i.reject(e);

@@ -4,7 +4,7 @@ import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { StoreError } from './wal.js';
+import { StoreError } from '../types.js';
 
 interface Owner {
   pid: number;

@@ -2,7 +2,7 @@ import { link, open, readFile, rename, rm, copyFile, type FileHandle } from 'nod
 import { dirname } from 'node:path';
 import { companions } from './checks.js';
 import type { Adapter } from 'lowdb';
-import type { State } from './schema.js';
+import type { State } from '../schema.js';
 
 /** How long serialization may hold the event loop before it lets requests run (ms), and the write size. */
 const SLICE_MS = 8;

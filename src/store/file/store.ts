@@ -2,61 +2,14 @@ import { existsSync } from 'node:fs';
 import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Low, Memory } from 'lowdb';
-import { track, type Op } from './changes.js';
-import { emptyState, emptyTenant, normalizeState, type ServerState, type State, type Tenant } from './schema.js';
+import { track, type Op } from '../changes.js';
+import { emptyState, emptyTenant, normalizeState, type ServerState, type State, type Tenant } from '../schema.js';
+import type { Store, StoreOptions, StoreStats } from '../types.js';
 import { checkFiles, makeDirectory, resolveStateFile } from './checks.js';
 import { lockStateFile, type StateLock } from './lock.js';
 import { StateFile, syncDirectory, writeAll } from './state-file.js';
-import { readLog, StoreError } from './wal.js';
-
-export { StoreError } from './wal.js';
-
-export interface StoreStats {
-  /** update() and reset() calls that changed state. */
-  writes: number;
-  /** Disk writes that acknowledged writers (log appends and compactions). */
-  flushes: number;
-  compactions: number;
-}
-
-export interface Store {
-  /** Absolute path of the state file, or 'memory'. */
-  readonly location: string;
-  /** The write-ahead log beside the state file, or null for memory. */
-  readonly logLocation: string | null;
-  readonly stats: Readonly<StoreStats>;
-  /** A tenant to read (empty when the application has no state). Do not mutate: use update(). */
-  tenant(application: string): Readonly<Tenant>;
-  /** Applications that have state. */
-  applications(): string[];
-  /** Server-wide state (the clock's offset, the default webhook target). */
-  server(): Readonly<ServerState>;
-  /** Changes the server-wide state; resolves once it is durable. */
-  updateServer(fn: (server: ServerState) => void): Promise<void>;
-  /**
-   * Runs `fn` on the tenant (synchronously: no awaits inside) and resolves with its result once a
-   * write holding the change is on disk. If `fn` throws, its changes are undone and nothing is written.
-   * Only what `fn` reaches through its `tenant` argument is tracked: `tenant.orders[id].status = 'OK'`
-   * is written, but mutating a record fetched earlier with tenant() is not (it would be lost by a
-   * crash). Reading a key inside `fn` marks it written; iterating a whole collection marks all of it.
-   */
-  update<T>(application: string, fn: (tenant: Tenant) => T): Promise<T>;
-  /** Drops one tenant's state, or everything; durable when it resolves. */
-  reset(application?: string): Promise<void>;
-  /** Called after every reset (e.g. to cancel timers of the dropped tenant); null = all. */
-  onReset(listener: (application: string | null) => void): void;
-  /** Resolves when everything written so far is on disk and a compaction under way has ended. */
-  flush(): Promise<void>;
-  /** Flushes, folds the log into the state file and closes it. */
-  close(): Promise<void>;
-}
-
-export interface StoreOptions {
-  /** Fold the log into the state file when it grows past this; default max(8 MB, the state file's size). */
-  compactBytes?: number;
-  /** Told about trouble that no request answers for (a failed background compaction, a recovery). */
-  warn?: (message: string) => void;
-}
+import { readLog } from './wal.js';
+import { StoreError } from '../types.js';
 
 const EMPTY: Readonly<Tenant> = Object.freeze(emptyTenant());
 for (const v of Object.values(EMPTY)) if (v !== null) Object.freeze(v);

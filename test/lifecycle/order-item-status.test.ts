@@ -1,6 +1,6 @@
 import t from 'tap';
 import { ApiError } from '../../src/http/errors.js';
-import { assertMove, canMove, isOrderItemStatus, ORDER_ITEM_STATUSES, TRANSITIONS } from '../../src/booking/order-item-status.js';
+import { assertMove, canMove, isOrderItemStatus, ORDER_ITEM_STATUSES, TRANSITIONS } from '../../src/lifecycle/order-item-status.js';
 
 // Written out from INTERFACE.md section 3 rather than derived from TRANSITIONS, so a change to the table fails here.
 const ALLOWED = new Set([

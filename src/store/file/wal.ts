@@ -1,15 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { applyOp } from './changes.js';
-import type { State, Tenant } from './schema.js';
-
-/** A state problem the user must fix (the CLI prints the message and exits 2, no stack trace). */
-export class StoreError extends Error {
-  readonly userFacing = true;
-  constructor(message: string) {
-    super(message);
-    this.name = 'StoreError';
-  }
-}
+import { applyOp } from '../changes.js';
+import type { State, Tenant } from '../schema.js';
+import { StoreError } from '../types.js';
 
 export interface Replay {
   /** Complete lines applied. */

@@ -1,7 +1,7 @@
 import { constants, type Stats } from 'node:fs';
 import { access, lstat, mkdir, open, realpath, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { StoreError } from './wal.js';
+import { StoreError } from '../types.js';
 
 /** The files a file store keeps beside its state file, besides the lock's. */
 export function companions(file: string) {

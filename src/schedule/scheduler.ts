@@ -1,0 +1,53 @@
+import type { DueRule } from '../store/index.js';
+
+/** One piece of due work this instance claimed (its record's application and key). */
+export interface Claim {
+  application: string;
+  key: string;
+}
+
+/** What does one kind of due work (webhook deliveries, scenario steps). */
+export interface DueHandler {
+  /** How a record of the handler's collection says when it is due (kept beside it by a shared store). */
+  rule: Omit<DueRule, 'kind'>;
+  /** Most claims held at once (queued or under way): what the handler can take on. */
+  limit: number;
+  /**
+   * Work claimed from a store shared by instances: do it, then tell done() (its outcome written
+   * through store.update, which gives the lease back), release() (not done) or drop() (not due).
+   */
+  run(claims: Claim[]): void | Promise<void>;
+  /** One process holds all the work (file and memory stores): look at everything that is due. */
+  scan?(): void | Promise<void>;
+}
+
+/**
+ * Where due work is claimed: webhook deliveries and their retries, scenario steps, the retention
+ * sweep. On the file and memory stores one process owns all the work (local.ts: recording work is
+ * claiming it, no database). On a store shared by instances (shared.ts) each piece is claimed from
+ * the database with a lease, so that it runs on one instance, and on another once the lease of an
+ * instance that died runs out.
+ */
+export interface Scheduler {
+  /** false: this process owns every piece of work it records or loads; true: only what it claims. */
+  readonly shared: boolean;
+  readonly stats: { claimed: Record<string, number>; sweeps: number };
+  register(kind: string, handler: DueHandler): void;
+  /** Looks for due work of `kind` (all kinds when none) soon: a clock moved, room freed up. */
+  poke(kind?: string): void;
+  /** Looks for due work of `kind` now; resolves once what was found has been handed over. */
+  round(kind: string): Promise<void>;
+  /** A claim's work is done and its outcome written (which gave its lease back). */
+  done(kind: string, claim: Claim): void;
+  /** A claim given back undone (at: its due time on its application's clock, when that is known). */
+  release(kind: string, claim: Claim, at?: number): void;
+  /** A claim whose record is due no more: its row goes. */
+  drop(kind: string, claim: Claim): void;
+  /**
+   * Whether an application's periodic job `kind` (the retention sweep of tokens or carts) runs
+   * with this call: at most once per window of its application's time, on one instance.
+   */
+  sweepDue(application: string, kind: string, now: number): boolean;
+  start(): void;
+  close(): Promise<void>;
+}

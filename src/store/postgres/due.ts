@@ -1,0 +1,163 @@
+import type { Op } from '../changes.js';
+import type { DueClaim, DueRow, DueRule, DueTable } from '../types.js';
+import type { Db } from './db.js';
+import { CHANNEL } from './listen.js';
+
+/** An application's own clock offset, as a write keeps it (a tenant field replaced whole). */
+const OFFSET = `coalesce((select case when json_typeof(r.value) = 'number' then (r.value::text)::numeric end
+  from mock_records r where r.app = d.app and r.field = '' and r.key = 'clock_offset_ms'), 0)`;
+
+export const DUE_SQL = {
+  /**
+   * The rows of `kind` due now on their application's clock (the server time given plus the
+   * application's offset), whose lease is free or ran out, and that come first in their chain (an
+   * earlier one, under way or waiting, holds the rest back). Applications take turns: each one's
+   * oldest row, then each one's second, and so on, so that one application's backlog does not keep
+   * another's work waiting. Rows being claimed by another instance are skipped (locked); the lease
+   * is checked again on the locked row. Leases are on the database's clock.
+   */
+  claim: `with ranked as (
+      select d.app, d.key, d.due_at, row_number() over (partition by d.app order by d.due_at) as turn from mock_due d
+      where d.kind = $1 and d.due_at <= $2::bigint + ${OFFSET}
+        and (d.lease_until is null or d.lease_until < clock_timestamp())
+        and (d.chain is null or not exists (select 1 from mock_due e where e.app = d.app and e.kind = d.kind and e.chain = d.chain and e.rank < d.rank))
+    ), c as (
+      select d.app, d.key from mock_due d join ranked r on r.app = d.app and r.key = d.key
+      where d.kind = $1 and (d.lease_until is null or d.lease_until < clock_timestamp())
+      order by r.turn, r.due_at
+      limit $3
+      for update of d skip locked
+    )
+    update mock_due d set lease_owner = $4, lease_until = clock_timestamp() + $5 * interval '1 millisecond'
+    from c where d.app = c.app and d.kind = $1 and d.key = c.key
+    returning d.app, d.key`,
+  renew: `update mock_due d set lease_until = clock_timestamp() + $3 * interval '1 millisecond'
+    from unnest($4::text[], $5::text[]) as h(app, key)
+    where d.kind = $1 and d.lease_owner = $2 and d.app = h.app and d.key = h.key`,
+  release: `update mock_due set lease_owner = null, lease_until = null, due_at = coalesce($5, due_at)
+    where app = $1 and kind = $2 and key = $3 and lease_owner = $4`,
+  drop: 'delete from mock_due where app = $1 and kind = $2 and key = $3 and lease_owner = $4',
+  releaseAll: 'update mock_due set lease_owner = null, lease_until = null where lease_owner = $1',
+  /** The window's row holds its start plus its length; taken when the last start is a window away (either way: clocks move back too). */
+  window: `insert into mock_due (app, kind, key, due_at) values ($1, 'window', $2, $3::bigint + $4::bigint)
+    on conflict (app, kind, key) do update set due_at = excluded.due_at
+    where abs(mock_due.due_at - $4::bigint - $3::bigint) >= $4::bigint
+    returning 1`,
+  /** Before a write that replaces a due collection whole: its rows go, the write adds the new ones. */
+  clear: 'delete from mock_due where app = $1 and kind = any($2::text[])',
+};
+
+/**
+ * The due rows of a write (the same transaction as its records, so group commit keeps them
+ * atomic): rows made by the rules from the records written, removed with their records, and the
+ * claiming, leasing and announcing around them. See DueTable.
+ */
+export class PostgresDue implements DueTable {
+  readonly #rules = new Map<string, DueRule>();
+  readonly #written: Array<(rows: DueRow[]) => void> = [];
+  readonly #announced: Array<() => void> = [];
+  #announcing = false;
+
+  constructor(
+    private readonly db: Db,
+    /** Tells this instance's notifications from the others'. */
+    private readonly id: string,
+  ) {}
+
+  rule(rule: DueRule): void {
+    this.#rules.set(rule.field, rule);
+  }
+
+  /**
+   * The rows a write's operations make, and the kinds whose rows go first (a collection replaced
+   * whole). Nothing when no rule applies: the write statement then stays the plain one.
+   */
+  rowsOf(app: string, ops: Op[]): { rows: DueRow[]; cleared: string[] } {
+    const rows: DueRow[] = [];
+    const cleared: string[] = [];
+    if (this.#rules.size === 0) return { rows, cleared };
+    const row = (rule: DueRule, key: string, value: unknown) => {
+      const t = value === undefined ? null : rule.due(value);
+      rows.push(t ? { app, kind: rule.kind, key, at: t.at, chain: t.chain, rank: t.rank } : { app, kind: rule.kind, key, at: null });
+    };
+    for (const op of ops) {
+      if (op[0] === 'k' || op[0] === 'dk') {
+        const rule = this.#rules.get(op[2]);
+        if (rule) row(rule, op[3], op[0] === 'k' ? op[4] : undefined);
+      } else if (op[0] === 'f' || op[0] === 'df') {
+        const rule = this.#rules.get(op[2]);
+        if (!rule) continue;
+        cleared.push(rule.kind);
+        const all = op[0] === 'f' && op[3] !== null && typeof op[3] === 'object' ? (op[3] as Record<string, unknown>) : {};
+        for (const [key, value] of Object.entries(all)) row(rule, key, value);
+      }
+    }
+    return { rows: rows.filter((r) => r.at !== null || !cleared.includes(r.kind)), cleared };
+  }
+
+  /** The write statement's parameters for `rows` ($7 on). */
+  params(rows: DueRow[]): unknown[] {
+    return [
+      rows.map((r) => r.kind),
+      rows.map((r) => r.key),
+      rows.map((r) => (r.at === null ? null : Math.round(r.at))),
+      rows.map((r) => r.chain ?? null),
+      rows.map((r) => (r.rank === undefined ? null : r.rank.toString())),
+    ];
+  }
+
+  /** After the commit of a write that had due rows. */
+  committed(rows: DueRow[]): void {
+    for (const l of this.#written) l(rows);
+  }
+
+  async claim(kind: string, owner: string, now: number, leaseMs: number, limit: number): Promise<DueClaim[]> {
+    const { rows } = await this.db.query(DUE_SQL.claim, [kind, Math.floor(now), limit, owner, leaseMs]);
+    return rows.map((r) => ({ application: r.app as string, key: r.key as string }));
+  }
+
+  async renew(kind: string, owner: string, held: DueClaim[], leaseMs: number): Promise<void> {
+    if (held.length === 0) return;
+    await this.db.query(DUE_SQL.renew, [kind, owner, leaseMs, held.map((c) => c.application), held.map((c) => c.key)]);
+  }
+
+  async release(kind: string, owner: string, claim: DueClaim, at?: number): Promise<void> {
+    await this.db.query(DUE_SQL.release, [claim.application, kind, claim.key, owner, at === undefined ? null : Math.round(at)]);
+  }
+
+  async drop(kind: string, owner: string, claim: DueClaim): Promise<void> {
+    await this.db.query(DUE_SQL.drop, [claim.application, kind, claim.key, owner]);
+  }
+
+  async releaseAll(owner: string): Promise<void> {
+    await this.db.query(DUE_SQL.releaseAll, [owner]);
+  }
+
+  async window(application: string, key: string, now: number, everyMs: number): Promise<boolean> {
+    const { rowCount } = await this.db.query(DUE_SQL.window, [application, key, Math.floor(now), everyMs]);
+    return rowCount === 1;
+  }
+
+  onWritten(listener: (rows: DueRow[]) => void): void {
+    this.#written.push(listener);
+  }
+
+  onAnnounced(listener: () => void): void {
+    this.#announced.push(listener);
+  }
+
+  /** A notification of another instance's (payload {i, d}); this instance's own are ignored. */
+  heard(from: string): void {
+    if (from !== this.id) for (const l of this.#announced) l();
+  }
+
+  /** One NOTIFY for every call within 5 ms, after the commits that made the work (never inside them). */
+  announce(): void {
+    if (this.#announcing) return;
+    this.#announcing = true;
+    setTimeout(() => {
+      this.#announcing = false;
+      void this.db.query('select pg_notify($1, $2)', [CHANNEL, JSON.stringify({ i: this.id, d: true })]).catch(() => undefined);
+    }, 5).unref();
+  }
+}
