@@ -50,8 +50,11 @@ export class Recorder {
     else if (/^GET (\/[\w-]+\/:\w+)?\/activities$/.test(op)) for (const a of listed(body)) this.#activity(a, lang);
     else if (op === 'GET /activities/:activityUuid/dates') this.#change(uuid, (a) => fromDates(a, body, q.date_from, q.date_to, this.today()));
     else if (op === 'GET /activities/:activityUuid/dates/:day') {
-      this.#change(uuid, (a) => fromSchedule(a, body, lang, this.#currencies, !this.#scheduled.has(a.uuid)));
-      if (this.#activities.has(uuid)) this.#scheduled.add(uuid);
+      this.#change(uuid, (a) => {
+        const first = !this.#scheduled.has(a.uuid);
+        this.#scheduled.add(a.uuid);
+        return fromSchedule(a, body, lang, this.#currencies, first);
+      });
     } else if (op === 'GET /activities/:activityUuid/pickups') this.#change(uuid, (a) => fromPickups(a, body));
     else if (op === 'GET /activities/:activityUuid/extra-customer-data/schema') this.#change(uuid, (a) => fromForm(a, body, 'extra_customer_data', lang));
     else if (op === 'GET /activities/:activityUuid/participants-info/schema') this.#change(uuid, (a) => fromForm(a, obj(obj(obj(body).properties).participants).items, 'participant_fields', lang));

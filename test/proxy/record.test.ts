@@ -84,3 +84,19 @@ t.test('a recording replays as the same catalog, and books with the mock of its 
   t.ok(order.uuid, `activity ${bookable}, recorded from the upstream's generated catalog, books on the replay`);
   t.match(JSON.stringify(await overHttp(replay.api, 'replayed')('GET', `/orders/${order.uuid}`)), bookable, 'the order holds it');
 });
+
+t.test('a day schedule read before its activity is kept when the activity comes, and after', async (t) => {
+  const dir = tempDir(t, 'recording-order-');
+  const up = await startMock({ seed: 2, catalogSize: 0 });
+  const px = await startProxy(up.api, { record: dir });
+  t.teardown(() => up.close());
+  const uuid = '5a002d99-781b-479b-9a9d-9efadfd34ec2';
+  const call = overHttp(px.api, 'recorder');
+  const schedule = await call('GET', `/activities/${uuid}/dates/2026-01-20`);
+  await call('GET', `/activities/${uuid}`);
+  await call('GET', `/activities/${uuid}`);
+  await px.close();
+  const recorded = JSON.parse(readFileSync(join(dir, 'activities.json'), 'utf8')).activities[0];
+  const holders = (g: { slots: Array<{ products: Array<{ holder_code: string }> }> }) => [...new Set(g.slots.flatMap((s) => s.products.map((p) => p.holder_code)))];
+  t.same(recorded.booking.options.map((o: { feature_code: string; holders: Array<{ code: string }> }) => [o.feature_code, o.holders.map((h) => h.code)]), schedule[0].groups.map((g: { feature_code: string; slots: never[] }) => [g.feature_code, holders(g)]), "the schedule's options and holders, not the placeholder's");
+});
