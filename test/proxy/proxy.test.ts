@@ -8,6 +8,7 @@ import http from 'node:http';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { bookOverHttp } from '../book-order.js';
 import { startMockServer } from '../../src/index.js';
+import { loadReference } from '../conformance/reference.js';
 import { BASE, call, deadPort, logSink, startFake, startForwardProxy, startMock, startProxy } from './servers.js';
 
 const H = { 'x-service-application': 'proxied-app', 'x-service-version': '3.4.0' };
@@ -217,4 +218,21 @@ t.test('a compressed answer passes through as it came, and is checked decompress
   t.equal(JSON.parse(gunzipSync(got.body).toString()).zipped_extra, 1, 'the gzip bytes as the upstream sent them');
   const report = (await px.app.inject({ url: `/__admin/report?application=${H['x-service-application']}` })).json();
   t.match(report.findings.map((f: { message: string }) => f.message).join('\n'), /GET \/activities\/\{activityUuid\} 200: \/zipped_extra is not in the document \(got 1\)/);
+});
+
+t.test("the departures the proxy finds by the mock's document are the vendor's document's too", async (t) => {
+  // The vendor's OpenAPI document is test data only (the product judges by its own document):
+  // here it confirms that what the proxy calls a departure is one by the vendor's account as well.
+  const { ops, check } = loadReference();
+  const op = ops.find((o) => o.method === 'GET' && o.path === '/activities/{activityUuid}');
+  t.ok(op, 'the vendor documents GET /activities/{activityUuid}');
+  const up = await startMock();
+  t.teardown(() => up.close());
+  const answer = (await up.app.inject({ url: `${BASE}/activities/${ACTIVITY}`, headers: H })).json();
+  const problems = (body: unknown) => check(op!, 200, body).map((e) => `${e.instancePath} ${e.message}`);
+  // Where the mock knowingly answers otherwise than the vendor's file (test/conformance), it is left aside.
+  const known = new Set(problems(answer));
+  const planted = { ...answer, retail_price: { ...answer.retail_price, value: String(answer.retail_price.value) }, title: undefined };
+  // The missing title is a departure by the mock's document only: the vendor's file does not require it.
+  t.same(problems(JSON.parse(JSON.stringify(planted))).filter((p) => !known.has(p)), ['/retail_price/value must be number'], 'the planted price type departs from it, as the proxy found');
 });
