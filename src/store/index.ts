@@ -3,9 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import { createStore as createFileStore, type Store as FileStore, type StoreOptions } from './store.js';
 import type { ServerState } from './schema.js';
 import { isPostgresUrl } from './postgres/errors.js';
+import type { SharedJournal } from './journal.js';
 
 export { sweepDue } from './retention.js';
 export { StoreError, type StoreOptions, type StoreStats } from './store.js';
+export type { SharedJournal, SharedEntry, SharedListed, SharedMessage } from './journal.js';
 export type { State, Tenant, TokenRecord, DestinationChanges, ScenarioRunRecord, CartRecord, OrderRecord, DeliveryRecord, JournalEntry, WebhookConfig } from './schema.js';
 
 /**
@@ -27,6 +29,12 @@ export interface Store extends FileStore {
   ping?(): Promise<void>;
   /** Told when a sync finds server state written by another instance (the clock follows it). */
   onServerChange?(listener: (server: Readonly<ServerState>) => void): void;
+  /** The request journal of every instance; absent: each instance keeps its own in memory. */
+  readonly journal?: SharedJournal;
+  /** Tells the other instances which topics of the dashboard's live events changed here; best effort. */
+  announce?(topics: string[]): void;
+  /** Told of the topics another instance announced. */
+  onAnnounce?(listener: (topics: string[]) => void): void;
 }
 
 /** Which store runs: for health and the banner. */

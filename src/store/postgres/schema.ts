@@ -16,6 +16,7 @@ import { StoreError } from '../wal.js';
  *   that a cache can catch up with `version > cached`. Values are `json`, not `jsonb`: nothing
  *   queries into them, json is cheaper to write, and it keeps what jsonb refuses (\u0000 in a string).
  * - mock_server: the server-wide state, one row.
+ * - mock_journal, mock_journal_detail, mock_journal_apps: the request journal (journal.ts).
  */
 const MIGRATIONS: string[] = [
   `create sequence mock_version;
@@ -37,7 +38,28 @@ const MIGRATIONS: string[] = [
    create index mock_records_app_version on mock_records (app, version);
    create table mock_server (id int primary key check (id = 1), doc json not null, version bigint not null);
    insert into mock_server values (1, '{"clock_offset_ms":0}', 0);`,
+  // The request journal of every instance (journal.ts): ids in arrival order across instances; the
+  // exchanges (headers and bodies) of the latest ones apart, so that trimming them deletes by id;
+  // each application's latest id, to drop the least recently active.
+  `create sequence mock_journal_id;
+   create table mock_journal (
+     id bigint primary key,
+     app text not null,
+     at bigint not null,
+     method text not null,
+     path text not null,
+     status int not null,
+     duration_ms real not null,
+     req_id text not null
+   );
+   create index mock_journal_app_id on mock_journal (app, id);
+   create table mock_journal_detail (id bigint primary key, request json not null, response json not null);
+   create table mock_journal_apps (app text primary key, last bigint not null);
+   create index mock_journal_apps_last on mock_journal_apps (last);`,
 ];
+
+/** The schema version this mock-server brings a database to. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** Taken (for the transaction) by every start that looks at the schema: two starts never migrate at once. */
 const MIGRATION_LOCK = 0x6d6f636b; // 'mock'
