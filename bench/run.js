@@ -8,9 +8,10 @@ import * as webhooks from './webhooks.js';
 import * as mixed from './mixed.js';
 import * as tenants from './tenants.js';
 import * as faults from './faults.js';
+import * as postgres from './postgres.js';
 
 const duration = Number(process.env.BENCH_DURATION ?? 10);
-const all = { catalog, store, booking, webhooks, mixed, faults, tenants };
+const all = { catalog, store, booking, webhooks, mixed, faults, tenants, postgres };
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !(w in all));
 if (unknown.length) throw new Error(`unknown bench section ${unknown.join(', ')}; sections: ${Object.keys(all).join(', ')}`);
