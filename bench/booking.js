@@ -19,11 +19,12 @@ const p99 = (xs) => {
 /**
  * `clients` clients booking end to end for `duration` seconds against the API at `bases` (…/api/v3):
  * with several (instances on one database), each request goes to the next one in turn, as a
- * round-robin load balancer would send it. All in application "bench", or client i in application
- * "bench-<i mod applications>" (writes to one application are serialized; to several, not). Answers
- * bookings/s and the p99 of each step.
+ * round-robin load balancer would send it, or with `sticky` to the one its application hashes to
+ * (a balancer hashing X-Service-Application). All in application "bench", or client i in
+ * application "bench-<i mod applications>" (writes to one application are serialized; to several,
+ * not). Answers bookings/s and the p99 of each step.
  */
-export async function bookings(bases, { duration = 10, clients = 20, applications = 0 } = {}) {
+export async function bookings(bases, { duration = 10, clients = 20, applications = 0, sticky = false } = {}) {
   const headers = { 'content-type': 'application/json' };
   const pool = bases.map((base) => httpClient(base, headers, { connections: clients }));
   let turn = 0;
@@ -32,7 +33,8 @@ export async function bookings(bases, { duration = 10, clients = 20, application
   const call = async (application, method, path, body) => {
     const auth = tokens.get(application);
     const more = { 'x-service-application': application, ...(auth ? { authorization: auth } : {}) };
-    const { status, text } = await pool[turn++ % pool.length].request(method, path, body, more);
+    const to = sticky ? Math.max(0, names.indexOf(application)) : turn++;
+    const { status, text } = await pool[to % pool.length].request(method, path, body, more);
     if (status !== 200) throw new Error(`${method} ${path}: ${status} ${text}`);
     return JSON.parse(text);
   };

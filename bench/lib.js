@@ -111,8 +111,8 @@ export function httpClient(base, headers, { connections = 20 } = {}) {
   const request = (method, path, body, more) =>
     new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
-      const base = more ? { ...headers, ...more } : headers;
-      const h = payload === undefined ? base : { ...base, 'content-length': Buffer.byteLength(payload) };
+      const sent = more ? { ...headers, ...more } : headers;
+      const h = payload === undefined ? sent : { ...sent, 'content-length': Buffer.byteLength(payload) };
       const req = http.request(base + path, { method, agent, headers: h }, (res) => {
         let text = '';
         res.setEncoding('utf8');

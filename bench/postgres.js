@@ -4,7 +4,8 @@
 // receiver), on the file store, on PostgreSQL with one instance, and with two instances on the same
 // database taking the requests in turn (a round robin, as a load balancer sends them). The booking
 // flow runs twice: every client in one application (its writes are serialized, on any store), and
-// the clients spread over 20 applications (a shared sandbox's usual load). Every server
+// the clients spread over 20 applications (a shared sandbox's usual load), the latter with two
+// instances also as a balancer hashing the application header sends it. Every server
 // is a real CLI process. PostgreSQL is the one the tests start (test/pg/server.ts: initdb in a temp
 // folder, 127.0.0.1, a free port), with fsync on, so that a commit waits for the disk as the file
 // store's writes do. Run alone: `npm run build && node bench/run.js postgres`.
@@ -127,10 +128,10 @@ async function burst(db, count) {
   }
 }
 
-async function booking(db, count, duration, applications = 0) {
+async function booking(db, count, duration, applications = 0, sticky = false) {
   const srv = await servers(db, count);
   try {
-    return await bookings(srv.origins.map((o) => `${o}/api/v3`), { duration, applications });
+    return await bookings(srv.origins.map((o) => `${o}/api/v3`), { duration, applications, sticky });
   } finally {
     await srv.stop();
   }
@@ -158,6 +159,7 @@ export async function run({ duration = 10 } = {}) {
     booked.file20 = await booking(file, 1, duration, 20);
     booked.pg1x20 = await booking(url, 1, duration, 20);
     booked.pg2x20 = await booking(url, 2, duration, 20);
+    booked.pg2sticky = await booking(url, 2, duration, 20, true);
     for (let i = 0; i < ROUNDS; i++) {
       runs.file.push(await burst(file, 1));
       runs.pg1.push(await burst(url, 1));
@@ -172,6 +174,7 @@ export async function run({ duration = 10 } = {}) {
       'booking flow, 20 clients in 20 applications, file store': flat(booked.file20),
       'booking flow, 20 applications, PostgreSQL, one instance': flat(booked.pg1x20),
       'booking flow, 20 applications, PostgreSQL, two instances in turn': flat(booked.pg2x20),
+      'booking flow, 20 applications, PostgreSQL, two instances, each application on one (hashed)': flat(booked.pg2sticky),
       [`webhook burst (1,000 items at once), file store, median of ${ROUNDS}`]: hooks(runs.file),
       [`webhook burst, PostgreSQL, one instance, median of ${ROUNDS}`]: hooks(runs.pg1),
       [`webhook burst, PostgreSQL, two instances, median of ${ROUNDS}`]: hooks(runs.pg2),
