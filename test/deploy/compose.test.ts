@@ -71,6 +71,12 @@ t.test('health: the instances by GET /__admin/health (503 when the database is d
   t.same(lb.depends_on, { mock: { condition: 'service_healthy' } });
 });
 
+t.test("one application's requests to one instance while it is up, by its header", async (t) => {
+  t.match(haproxy, /^\s*balance hdr\(X-Service-Application\)$/m, 'the default --header-prefix');
+  t.match(haproxy, /^\s*hash-type consistent$/m);
+  t.notOk('MOCK_SERVER_HEADER_PREFIX' in mock.environment, 'which the instances keep');
+});
+
 t.test('HAProxy is published on 8080 with its configuration mounted', async (t) => {
   t.same(lb.ports, ['8080:8080']);
   t.match(haproxy, /^\s*bind :8080$/m);
