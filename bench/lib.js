@@ -104,14 +104,15 @@ export function load(baseUrl, paths, { duration = 10, connections = 50, headers 
 /**
  * A JSON client on node:http with keep-alive sockets, for benchmarks that script a flow. fetch()
  * spent more CPU per request than the server did and became the limit of what was measured.
- * Resolves with the status and the raw body text.
+ * Resolves with the status and the raw body text; `more` adds headers to one request.
  */
 export function httpClient(base, headers, { connections = 20 } = {}) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
-  const request = (method, path, body) =>
+  const request = (method, path, body, more) =>
     new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
-      const h = payload === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(payload) };
+      const sent = more ? { ...headers, ...more } : headers;
+      const h = payload === undefined ? sent : { ...sent, 'content-length': Buffer.byteLength(payload) };
       const req = http.request(base + path, { method, agent, headers: h }, (res) => {
         let text = '';
         res.setEncoding('utf8');

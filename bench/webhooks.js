@@ -34,7 +34,7 @@ const ROUNDS = 5;
  * ms with the lean one: CPU taken from the sender under test, and the receiver's own queueing
  * counted as delivery time. Both are reported.
  */
-function receiver(failFirst, kind) {
+export function receiver(failFirst, kind) {
   const arrivals = new Map(); // key -> time of the 200
   const seen = new Set();
   let duplicates = 0;

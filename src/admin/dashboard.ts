@@ -4,17 +4,21 @@ import sseModule, { type SSEPluginOptions } from '@fastify/sse';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { packageRoot } from '../paths.js';
+import { liveTopics, type Heard } from './live.js';
 
 // The package's module.exports is the plugin wrapped by fastify-plugin (so reply.sse reaches our routes);
 // its types describe the default export as the namespace under NodeNext.
 const sse = sseModule as unknown as FastifyPluginAsync<SSEPluginOptions>;
 
-/** What the dashboard shows changes when one of these does; compared a few times a second while someone watches. */
-function fingerprint(app: FastifyInstance) {
+/**
+ * What the dashboard shows changes when one of these does; compared a few times a second while
+ * someone watches. With other instances on the same database, what they announce counts too.
+ */
+function fingerprint(app: FastifyInstance, heard: Heard) {
   return {
-    requests: app.journal.latest(),
+    requests: app.journal.latest() + heard.requests,
     // Orders, items, deliveries and their attempts, webhook receivers, the clock's offset: all are store writes.
-    state: app.store.stats.writes,
+    state: app.store.stats.writes + heard.state,
     faults: JSON.stringify(app.faults.list()),
   };
 }
@@ -38,11 +42,12 @@ export default async function dashboardRoutes(app: FastifyInstance) {
   app.get('/ui/vendor/preact-htm.js', (_request, reply) => reply.type('text/javascript; charset=utf-8').sendFile('standalone.mjs', dirname(preact)));
 
   await app.register(sse, { heartbeatInterval: 15_000 });
+  const heard = liveTopics(app);
   const watchers = new Set<FastifyReply>();
-  let last = fingerprint(app);
+  let last = fingerprint(app, heard);
   let timer: NodeJS.Timeout | null = null;
   const look = () => {
-    const now = fingerprint(app);
+    const now = fingerprint(app, heard);
     const changed = (Object.keys(now) as Topic[]).filter((k) => now[k] !== last[k]);
     last = now;
     if (changed.length === 0) return;
@@ -67,13 +72,13 @@ export default async function dashboardRoutes(app: FastifyInstance) {
     config: { control: 'any', docsOnly: { querystring: EventsQuery } },
     schema: {
       summary: 'Server-sent events: what changed (requests, state, faults)',
-      description: 'A `hello` event, then a `change` event with `{topics}` whenever the request journal, the stored state (orders, items, deliveries, receivers, the clock) or the faults change, at most four times a second, and a last `bye` event when the server stops. The dashboard listens to it and fetches what changed.',
+      description: 'A `hello` event, then a `change` event with `{topics}` whenever the request journal, the stored state (orders, items, deliveries, receivers, the clock) or the faults change, at most four times a second, and a last `bye` event when the server stops. On a PostgreSQL store, the requests and writes of the other instances on the same database count too (they announce them within a second). The dashboard listens to it and fetches what changed.',
     },
   }, async (_request, reply) => {
     reply.sse.keepAlive();
     watchers.add(reply);
     if (!timer) {
-      last = fingerprint(app);
+      last = fingerprint(app, heard);
       timer = setInterval(look, WATCH_MS);
       timer.unref();
     }

@@ -5,6 +5,7 @@ import { ApplicationQuery } from './docs.js';
 import { Type, type Static } from 'typebox';
 import { BODY_CAP, capture, KEEP_DETAILS, show, type Captured, type JournalMessage } from './journal-detail.js';
 import { redactUrl } from '../redact.js';
+import { sharedJournal, type JournalApi } from './journal-shared.js';
 
 export type { JournalMessage } from './journal-detail.js';
 
@@ -33,14 +34,7 @@ declare module 'fastify' {
     journalPayload: unknown;
   }
   interface FastifyInstance {
-    journal: {
-      list(application?: string, limit?: number): JournalEntry[];
-      /** One entry with its exchange; undefined when the journal no longer has it. */
-      get(id: number): JournalDetail | undefined;
-      clear(application?: string): void;
-      /** The id of the latest entry (0 before any): it changes with every partner request. */
-      latest(): number;
-    };
+    journal: JournalApi;
   }
 }
 
@@ -64,9 +58,20 @@ export function isPartnerUrl(url: string, basePath: string): boolean {
 /**
  * The request journal: every partner API request, newest first, per application (the last KEEP of
  * each of the KEEP_APPLICATIONS most recently active). Kept in memory on purpose: writing it through
- * the store would make every request wait for a disk flush.
+ * the store would make every request wait for a disk flush. A store shared by several instances
+ * keeps it instead, written in the background (journal-shared.ts).
  */
 async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
+  app.decorateRequest('journalPayload', null);
+  // Only a reference to the body already serialized: nothing is copied or parsed here.
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    request.journalPayload = payload;
+    done(null, payload);
+  });
+  if (app.store.journal) {
+    app.decorate('journal', sharedJournal(app, app.store.journal, (url) => isPartnerUrl(url, opts.basePath)));
+    return;
+  }
   // Entries keep the server time as a number and become JournalEntry objects only when listed:
   // formatting a date on every request showed in the hot path's profile.
   const byApp = new Map<string, Recorded[]>();
@@ -79,12 +84,6 @@ async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
     if (e) e.exchange = null;
   };
   let seq = 0;
-  app.decorateRequest('journalPayload', null);
-  // Only a reference to the body already serialized: nothing is copied or parsed here.
-  app.addHook('onSend', (request, _reply, payload, done) => {
-    request.journalPayload = payload;
-    done(null, payload);
-  });
   app.addHook('onResponse', (request, reply, done) => {
     if (isPartnerUrl(request.url, opts.basePath)) {
       const application = request.service?.application ?? null;
@@ -124,7 +123,7 @@ async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
   app.store.onReset((application) => drop(application));
   const shown = ({ at, elapsed, exchange: _, ...r }: Recorded): JournalEntry => ({ ...r, at: new Date(at).toISOString(), duration_ms: Math.round(elapsed * 100) / 100 });
   app.decorate('journal', {
-    list(application, limit = 100) {
+    async list(application, limit = 100) {
       const keep = (l: Recorded[]) => l.slice(-KEEP);
       const all = application === undefined ? [...byApp.values()].flatMap(keep) : keep(byApp.get(application) ?? []);
       return all
@@ -132,7 +131,7 @@ async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
         .slice(0, limit)
         .map(shown);
     },
-    get(id) {
+    async get(id) {
       const kept = ring[id % KEEP_DETAILS];
       if (kept?.id === id && kept.exchange) return { ...shown(kept), ...show(kept.exchange) };
       for (const list of byApp.values()) {
@@ -142,7 +141,7 @@ async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
       }
       return undefined;
     },
-    clear(application) {
+    async clear(application) {
       drop(application);
       seq++; // so that latest() tells watchers (the dashboard) that the journal changed
     },
@@ -182,7 +181,7 @@ const Query = Type.Object({ application: Type.Optional(Type.String()), limit: Ty
 /** GET and DELETE /__admin/requests. */
 export default async function journalRoutes(app: FastifyInstance) {
   app.get<{ Querystring: Static<typeof Query> }>('/requests', { schema: { summary: 'List partner API requests', description: 'Newest first: the last 1000 of each application, `limit` of them (default 100).', querystring: Query, response: errorResponses({ 400: 'A bad limit' }) } }, async (request) => ({
-    requests: app.journal.list(request.query.application, request.query.limit),
+    requests: await app.journal.list(request.query.application, request.query.limit),
   }));
   app.get<{ Params: { id: number }; Querystring: { application?: string } }>(
     '/requests/:id',
@@ -196,7 +195,7 @@ export default async function journalRoutes(app: FastifyInstance) {
       },
     },
     async (request) => {
-      const detail = app.journal.get(request.params.id);
+      const detail = await app.journal.get(request.params.id);
       const only = request.query.application;
       if (!detail || (only !== undefined && detail.application !== only)) throw errors.notFound(`The request journal has no entry ${request.params.id}`);
       return detail;
@@ -206,7 +205,7 @@ export default async function journalRoutes(app: FastifyInstance) {
     '/requests',
     { schema: { summary: 'Clear the request journal', description: 'Of every application, or of `application`. Answers 204.', querystring: ApplicationQuery } },
     async (request, reply) => {
-      app.journal.clear(request.query.application);
+      await app.journal.clear(request.query.application);
       return reply.code(204).send();
     },
   );

@@ -46,6 +46,8 @@ export class AppBook {
   logins: number[] = [];
   /** The last documented version header seen (checked again only when it changes). */
   versionSeen: string | undefined;
+  /** Orders whose items' statuses reached the client here, for a store shared by several instances (merge.ts). */
+  readonly seenOrders = new BoundedSet(1000);
   /** Keys of findings changed since the last save, and whether the rest changed. */
   readonly changed = new Set<string>();
   memoryChanged = false;
@@ -115,6 +117,7 @@ export class AppBook {
 
   /** The order's items' statuses reached the client (a read, or a webhook it answered 200). */
   orderSeen(order: string): void {
+    this.seenOrders.add(order);
     const p = this.paid.get(order);
     if (p && !p.read) {
       p.read = true;

@@ -2,6 +2,7 @@ import { hashToken } from '../auth/tokens.js';
 import type { Store } from '../store/index.js';
 import { AppBook, BoundedSet, type Noted, type Paid, type RawExample } from './book.js';
 import type { ErrorPath, Step } from './findings.js';
+import { addShare, adopt, baseOf, EMPTY_BASE, type Base } from './merge.js';
 
 /** The entry of requests that carried neither an application header nor a valid token. */
 export const UNATTRIBUTED = '(unattributed)';
@@ -74,26 +75,40 @@ export class ReportBooks {
   #last: { application: string; book: AppBook } | null = null;
   readonly #dirty = new Set<string>();
   #timer: NodeJS.Timeout | null = null;
+  /**
+   * A store shared by several instances (PostgreSQL): each saves its own share of a book, added to
+   * what the others saved (merge.ts), and a report is what the store holds plus this share.
+   */
+  readonly #shared: boolean;
+  /** Shared: where each book stood when last loaded or saved. */
+  readonly #bases = new Map<string, Base>();
 
   constructor(
     private readonly store: Store,
     private readonly warn: (message: string) => void,
     private readonly max = 200,
     private readonly delayMs = 1000,
-  ) {}
+  ) {
+    this.#shared = store.sync !== undefined;
+  }
 
   /** The book of an application (loaded from the store, or created); `since` gives a new one's creation time. */
   of(application: string, since: () => Date): AppBook {
     if (this.#last?.application === application) return this.#last.book;
     let book = this.#books.get(application);
     if (book) this.#books.delete(application);
-    else book = load(this.store.tenant(application).report) ?? new AppBook(since().toISOString());
+    else {
+      const stored = load(this.store.tenant(application).report);
+      book = stored ?? new AppBook(since().toISOString());
+      if (this.#shared) this.#bases.set(application, stored ? baseOf(stored) : EMPTY_BASE);
+    }
     this.#books.set(application, book);
     this.#last = { application, book };
     if (this.#books.size > this.max) {
       const oldest = this.#books.keys().next().value as string;
-      this.#save(oldest);
+      void this.#save(oldest);
       this.#books.delete(oldest);
+      this.#bases.delete(oldest);
     }
     return book;
   }
@@ -106,7 +121,15 @@ export class ReportBooks {
   }
 
   get(application: string): AppBook | undefined {
-    return this.#books.get(application) ?? load(this.store.tenant(application).report) ?? undefined;
+    const local = this.#books.get(application);
+    if (this.#shared && local) {
+      // What every instance saved, with what this one counted since its last save.
+      const stored = load(this.store.tenant(application).report);
+      if (!stored) return local;
+      addShare(stored, local, this.#bases.get(application) ?? EMPTY_BASE, this.#isPaid(application));
+      return stored;
+    }
+    return local ?? load(this.store.tenant(application).report) ?? undefined;
   }
 
   /** Applications with a report: in memory, or saved. */
@@ -120,9 +143,11 @@ export class ReportBooks {
     if (application === null) {
       this.#books.clear();
       this.#dirty.clear();
+      this.#bases.clear();
     } else {
       this.#books.delete(application);
       this.#dirty.delete(application);
+      this.#bases.delete(application);
     }
   }
 
@@ -139,7 +164,44 @@ export class ReportBooks {
     this.#dirty.delete(application);
     const book = this.#books.get(application);
     if (!book || !this.store.applications().includes(application)) return Promise.resolve();
+    if (this.#shared) return this.#saveShare(application, book);
     return this.store.update(application, (t) => save(book, t.report)).catch((e: Error) => this.warn(`The integration report of ${application} was not saved: ${e.message}`));
+  }
+
+  /**
+   * Adds this instance's share to the book the store holds, under the application's lock (the
+   * tenant is then up to date), and takes the sum as its own. Read through tenant(), which is the
+   * tenant being written: read through the tracked one, the whole report would count as changed.
+   */
+  #saveShare(application: string, book: AppBook): Promise<void> {
+    let before = EMPTY_BASE;
+    return this.store
+      .update(application, (t) => {
+        const stored = load(this.store.tenant(application).report);
+        if (!stored) save(book, t.report);
+        else {
+          before = baseOf(stored);
+          for (const key of addShare(stored, book, this.#bases.get(application) ?? EMPTY_BASE, this.#isPaid(application))) stored.changed.add(key);
+          save(stored, t.report);
+          adopt(book, stored);
+          book.changed.clear();
+          book.memoryChanged = false;
+        }
+        // A book dropped meanwhile (evicted, reset) leaves the base of the one that took its place.
+        if (this.#books.get(application) === book) this.#bases.set(application, baseOf(book));
+      })
+      .catch((e: Error) => {
+        // Not saved: this instance's share is still to be added, from what the store holds.
+        if (this.#books.get(application) === book) this.#bases.set(application, before);
+        for (const key of book.findings.keys()) book.changed.add(key);
+        book.memoryChanged = true;
+        this.warn(`The integration report of ${application} was not saved: ${e.message}`);
+      });
+  }
+
+  #isPaid(application: string): (order: string) => boolean {
+    const orders = this.store.tenant(application).orders as Readonly<Record<string, { paid?: boolean } | undefined>>;
+    return (order) => orders[order]?.paid === true;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { ServerState, Tenant } from './schema.js';
+import type { SharedJournal } from './journal.js';
 
 /** A state problem the user must fix (the CLI prints the message and exits 2, no stack trace). */
 export class StoreError extends Error {
@@ -76,6 +77,12 @@ export interface Store {
   onServerChange?(listener: (server: Readonly<ServerState>) => void): void;
   /** Due work kept beside the state, claimed by the instances that share it (src/schedule/). */
   readonly due?: DueTable;
+  /** The request journal of every instance; absent: each instance keeps its own in memory. */
+  readonly journal?: SharedJournal;
+  /** Tells the other instances which topics of the dashboard's live events changed here; best effort. */
+  announce?(topics: string[]): void;
+  /** Told of the topics another instance announced. */
+  onAnnounce?(listener: (topics: string[]) => void): void;
 }
 
 /** When a record of a tenant's collection is due (its application's clock, ms); null: it is not. */

@@ -38,7 +38,15 @@ export interface Postgres {
   stop(): Promise<void>;
 }
 
-export async function startPostgres(t?: { teardown(fn: () => Promise<void>): void }): Promise<Postgres> {
+export interface StartOptions {
+  /**
+   * fsync on, as a production server has it (the benchmarks: a commit then waits for the disk, as
+   * the file store's writes do). Default off: a test cluster need not survive a power cut.
+   */
+  durable?: boolean;
+}
+
+export async function startPostgres(t?: { teardown(fn: () => Promise<void>): void }, opts: StartOptions = {}): Promise<Postgres> {
   await sweepOrphans();
   const bins = await findBinaries();
   const base = mkdtempSync(join(tmpdir(), PREFIX));
@@ -76,7 +84,7 @@ export async function startPostgres(t?: { teardown(fn: () => Promise<void>): voi
   const startServer = async () => {
     log = log.slice(-65536);
     // fsync off: only an OS crash loses data then; a killed or stopped server keeps every commit.
-    const args = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off', '-c', 'lc_messages=C'];
+    const args = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', `fsync=${opts.durable ? 'on' : 'off'}`, '-c', 'lc_messages=C'];
     const proc = run(bins, 'postgres', args, true);
     child = proc;
     proc.stdout?.on('data', (d) => (log = (log + d).slice(-65536)));

@@ -4,6 +4,7 @@ import t, { type Test } from 'tap';
 import pg from 'pg';
 import { createStore, StoreError, type Store } from '../../src/store/index.js';
 import { redactUrl, scrub } from '../../src/store/postgres/errors.js';
+import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js';
 import { startPostgres } from '../pg/server.js';
 
 const server = await startPostgres(t);
@@ -318,7 +319,7 @@ t.test('two stores starting at once on an empty database create the tables once'
   const url = await fresh();
   const [a, b] = await Promise.all([createStore(url), createStore(url)]);
   t.teardown(() => Promise.all([a.close(), b.close()]));
-  t.same((await query(url, 'select version from mock_schema_version')).rows, [{ version: 2 }]);
+  t.same((await query(url, 'select version from mock_schema_version')).rows, [{ version: SCHEMA_VERSION }]);
   await a.update('x', (tn) => void (tn.carts.c = { uuid: 'c' }));
   await b.sync!('x');
   t.ok(b.tenant('x').carts.c);

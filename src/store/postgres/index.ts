@@ -51,7 +51,7 @@ export async function createPostgresStore(db: string, opts: StoreOptions = {}): 
       await listener?.close();
       await pool.end();
     };
-    const store = new PostgresStore(new Db(pool, db), db, { doc: rows[0].doc, version: Number(rows[0].version) }, onClose);
+    const store = new PostgresStore(new Db(pool, db), db, { doc: rows[0].doc, version: Number(rows[0].version) }, onClose, (m) => warn(scrub(m, db)));
     listener = new Listener({
       config,
       onMessage: (payload) => store.heard(payload),

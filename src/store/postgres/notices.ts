@@ -13,6 +13,7 @@ const MAX_NAME = 2000;
  * PostgreSQL serializes the commits of every notifying transaction of the cluster on one lock):
  * - resets, with the reset's version (a tenant written again after it, born later, is kept); one
  *   missed while the LISTEN connection was down is found by the `born` of each cached tenant;
+ * - topics of the dashboard's live events (journal, state), batched by the caller;
  * - settings: a tenant field replaced whole (an application's clock offset, its webhook receiver)
  *   or the server state. The catalog reads the clock offsets without asking the database, so the
  *   other instances catch up when they hear of the change, a few milliseconds after it.
@@ -29,6 +30,8 @@ export class Notices {
     private readonly chains: Chains,
     /** Another instance changed an application's settings (null: the server state). */
     private readonly onChanged: (app: string | null) => void,
+    /** Another instance announced topics of the dashboard's live events. */
+    private readonly onTopics: (topics: string[]) => void = () => undefined,
   ) {}
 
   get id(): string {
@@ -48,13 +51,14 @@ export class Notices {
     for (const l of this.#listeners) l(app);
   }
 
-  /** Drops one application (its row locked first: a write on another instance finishes before the rows go). */
+  /** Drops one application, its journal with it (its row locked first: a write on another instance finishes before the rows go). */
   reset(application: string): Promise<void> {
     return this.chains.run(application, async () => {
       const app = this.db.literal(application);
       const what = application.length > MAX_NAME ? `'check', true` : `'r', ${app}`;
       await this.db.simple(`BEGIN; select 1 from mock_tenants where app = ${app} for update;
         delete from mock_records where app = ${app}; delete from mock_tenants where app = ${app}; delete from mock_due where app = ${app};
+        delete from mock_journal where app = ${app}; delete from mock_journal_apps where app = ${app};
         ${this.#notify(what)}; COMMIT`);
       this.cache.delete(application);
       this.tell(application);
@@ -63,7 +67,7 @@ export class Notices {
 
   async resetAll(): Promise<void> {
     const apps = this.cache.apps();
-    await this.db.simple(`BEGIN; truncate mock_records, mock_tenants, mock_due; ${this.#notify(`'all', true`)}; COMMIT`);
+    await this.db.simple(`BEGIN; truncate mock_records, mock_tenants, mock_due, mock_journal, mock_journal_detail, mock_journal_apps; ${this.#notify(`'all', true`)}; COMMIT`);
     for (const app of apps) this.cache.delete(app);
     this.tell(null);
   }
@@ -75,9 +79,14 @@ export class Notices {
     void this.db.query('select pg_notify($1, $2)', [CHANNEL, payload]).catch(() => undefined);
   }
 
+  /** Tells the other instances which topics changed here (the caller batches: a few times a second at most); best effort. */
+  announce(topics: string[]): void {
+    void this.db.query('select pg_notify($1, $2)', [CHANNEL, JSON.stringify({ i: this.#id, t: topics })]).catch(() => undefined);
+  }
+
   /** A notification from the LISTEN connection. */
   heard(payload: string): void {
-    let m: { i?: string; r?: string; c?: string; s?: boolean; all?: boolean; check?: boolean; v?: number; d?: boolean };
+    let m: { i?: string; r?: string; c?: string; s?: boolean; all?: boolean; check?: boolean; v?: number; d?: boolean; t?: unknown };
     try {
       m = JSON.parse(payload);
     } catch {
@@ -87,7 +96,8 @@ export class Notices {
     if (m.d) return this.#onDue(String(m.i));
     const v = Number(m.v);
     const app = m.r;
-    if (typeof m.c === 'string') this.onChanged(m.c);
+    if (Array.isArray(m.t)) this.onTopics(m.t.filter((x): x is string => typeof x === 'string'));
+    else if (typeof m.c === 'string') this.onChanged(m.c);
     else if (m.s) this.onChanged(null);
     else if (m.all) void this.#allSeen(v).catch(() => undefined);
     else if (typeof app === 'string') void this.chains.run(app, async () => this.#seen(app, v)).catch(() => undefined);

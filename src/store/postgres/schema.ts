@@ -23,6 +23,7 @@ import { StoreError } from '../types.js';
  *   An instance claims a row by taking its lease (`lease_owner`, `lease_until` on the database's
  *   clock); a write of the record gives the lease back. Kind 'window' rows hold when a periodic job
  *   (the retention sweep) last ran, so that it runs on one instance per window.
+ * - mock_journal (schema 3), mock_journal_detail, mock_journal_apps: the request journal (journal.ts).
  */
 const MIGRATIONS: string[] = [
   `create sequence mock_version;
@@ -63,7 +64,28 @@ const MIGRATIONS: string[] = [
      from mock_records where field = 'deliveries' and value is not null and value->>'state' = 'pending' and value->>'next_attempt_at' is not null;
    insert into mock_due (app, kind, key, due_at)
      select app, 'scenario', key, 0 from mock_records where field = 'scenario_runs' and value is not null and value->>'stopped' is null;`,
+  // The request journal of every instance (journal.ts): ids in arrival order across instances; the
+  // exchanges (headers and bodies) of the latest ones apart, so that trimming them deletes by id;
+  // each application's latest id, to drop the least recently active.
+  `create sequence mock_journal_id;
+   create table mock_journal (
+     id bigint primary key,
+     app text not null,
+     at bigint not null,
+     method text not null,
+     path text not null,
+     status int not null,
+     duration_ms real not null,
+     req_id text not null
+   );
+   create index mock_journal_app_id on mock_journal (app, id);
+   create table mock_journal_detail (id bigint primary key, request json not null, response json not null);
+   create table mock_journal_apps (app text primary key, last bigint not null);
+   create index mock_journal_apps_last on mock_journal_apps (last);`,
 ];
+
+/** The schema version this mock-server brings a database to. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** Taken (for the transaction) by every start that looks at the schema: two starts never migrate at once. */
 const MIGRATION_LOCK = 0x6d6f636b; // 'mock'

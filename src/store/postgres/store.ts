@@ -7,6 +7,7 @@ import { Chains } from './chains.js';
 import type { Db } from './db.js';
 import { redactUrl } from './errors.js';
 import { DUE_SQL, PostgresDue } from './due.js';
+import { PgJournal } from './journal.js';
 import { Notices } from './notices.js';
 import { mergeOps, toWrites } from './rows.js';
 import type { Op } from '../changes.js';
@@ -39,6 +40,9 @@ export class PostgresStore implements Store {
   readonly #cache: TenantCache;
   readonly #notices: Notices;
   readonly #serverListeners: Array<(s: Readonly<ServerState>) => void> = [];
+  readonly #topicListeners: Array<(topics: string[]) => void> = [];
+  /** The request journal of every instance (journal.ts). */
+  readonly journal: PgJournal;
   readonly #writesSincePrune = new Map<string, number>();
   readonly due: PostgresDue;
   #server: ServerState;
@@ -50,10 +54,18 @@ export class PostgresStore implements Store {
     url: string,
     server: { doc: ServerState; version: number },
     private readonly onClose: () => Promise<void>,
+    warn: (message: string) => void = (m) => process.emitWarning(m),
   ) {
     this.location = redactUrl(url);
+    this.journal = new PgJournal(db, warn);
     this.#cache = new TenantCache(db, (app) => this.#notices.tell(app));
-    this.#notices = new Notices(db, this.#cache, this.#chains, (app) => void (app === null ? this.#serverAt(Infinity) : this.sync(app)).catch(() => undefined));
+    this.#notices = new Notices(
+      db,
+      this.#cache,
+      this.#chains,
+      (app) => void (app === null ? this.#serverAt(Infinity) : this.sync(app)).catch(() => undefined),
+      (topics) => this.#topicListeners.forEach((l) => l(topics)),
+    );
     this.due = new PostgresDue(db, this.#notices.id);
     this.#notices.onDue((from) => this.due.heard(from));
     this.#server = server.doc;
@@ -78,6 +90,14 @@ export class PostgresStore implements Store {
 
   onServerChange(listener: (server: Readonly<ServerState>) => void): void {
     this.#serverListeners.push(listener);
+  }
+
+  announce(topics: string[]): void {
+    if (!this.#closed) this.#notices.announce(topics);
+  }
+
+  onAnnounce(listener: (topics: string[]) => void): void {
+    this.#topicListeners.push(listener);
   }
 
   /** A notification from the LISTEN connection (another instance's reset). */
@@ -243,6 +263,7 @@ export class PostgresStore implements Store {
     if (this.#closed) return;
     this.#closed = true;
     await this.flush();
+    await this.journal.flush();
     await this.onClose();
   }
 

@@ -1,0 +1,186 @@
+// PostgreSQL beside the file store, in one run, on state that already holds 10,000 orders: the
+// booking flow (20 clients end to end: bookings/s and the p99 of each step) and a webhook burst
+// (1,000 items moved at once: 10 orders of 100 items, a scenario run each; deliveries/s to a lean
+// receiver), on the file store, on PostgreSQL with one instance, and with two instances on the same
+// database taking the requests in turn (a round robin, as a load balancer sends them). The booking
+// flow runs twice: every client in one application (its writes are serialized, on any store), and
+// the clients spread over 20 applications (a shared sandbox's usual load), the latter with two
+// instances also as a balancer hashing the application header sends it. Every server
+// is a real CLI process. PostgreSQL is the one the tests start (test/pg/server.ts: initdb in a temp
+// folder, 127.0.0.1, a free port), with fsync on, so that a commit waits for the disk as the file
+// store's writes do. Run alone: `npm run build && node bench/run.js postgres`.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { bookings } from './booking.js';
+import { freePort, httpClient, root, startProcess, stop } from './lib.js';
+import { preload } from './store.js';
+import { receiver } from './webhooks.js';
+
+const APP = 'bench';
+const CONFIRM = '0f5821c5-2046-11e7-9cc9-06a7e332783f';
+const LEAD = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', musement_newsletter: 'NO', allow_profiling: 'NO', thirdparty_newsletter: 'NO', events_related_newsletter: 'NO' };
+const ITEMS = 1000;
+const ROUNDS = 3;
+const cli = join(root, 'dist/bin/mock-server.js');
+
+/**
+ * The tests' PostgreSQL starter and the store, built for this plain-JS process (the tests run them
+ * as TypeScript through tap) into node_modules/.cache.
+ */
+async function loadPg() {
+  const dir = join(root, 'node_modules/.cache/mock-server-bench');
+  mkdirSync(dir, { recursive: true });
+  const outfile = join(dir, 'pg.mjs');
+  const contents = "export { startPostgres } from './test/pg/server.ts'; export { createStore } from './src/store/index.ts';";
+  await build({ stdin: { contents, resolveDir: root, loader: 'ts' }, bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile, logLevel: 'error' });
+  return import(pathToFileURL(outfile).href);
+}
+
+/** The file store's 10,000 orders (store.js preload), written into the database through the store. */
+async function preloadDatabase(createStore, url) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-pg-'));
+  const file = join(dir, 'state.json');
+  preload(file);
+  const tenant = JSON.parse(readFileSync(file, 'utf8')).tenants[APP];
+  rmSync(dir, { recursive: true, force: true });
+  const store = await createStore(url);
+  const uuids = Object.keys(tenant.orders);
+  for (let i = 0; i < uuids.length; i += 1000) {
+    await store.update(APP, (t) => {
+      for (const u of uuids.slice(i, i + 1000)) {
+        const order = tenant.orders[u];
+        t.orders[u] = order;
+        t.carts[order.cart_uuid] = tenant.carts[order.cart_uuid];
+      }
+    });
+  }
+  await store.update(APP, (t) => void (t.counters.order = tenant.counters.order));
+  await store.close();
+  return uuids.length;
+}
+
+/** `count` CLI servers on `db`; resolves with their origins and a stop(). */
+async function servers(db, count, extra = []) {
+  const started = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const port = await freePort();
+      const origin = `http://127.0.0.1:${port}`;
+      const { child } = await startProcess(cli, ['--port', String(port), '--db', db, '--catalog-size', '20', '--log-level', 'warn', ...extra], `${origin}/__admin/health`);
+      started.push({ child, origin });
+    }
+  } catch (e) {
+    await Promise.all(started.map((s) => stop(s.child)));
+    throw e;
+  }
+  return { origins: started.map((s) => s.origin), stop: () => Promise.all(started.map((s) => stop(s.child))) };
+}
+
+/**
+ * 1,000 items moved at once: 10 orders of 100 items booked, then a scenario run per order asked for
+ * together, the calls in turn across `origins`. Deliveries per second from the first run call to
+ * the last arrival at the lean receiver.
+ */
+async function burst(db, count) {
+  const hook = await receiver(false, 'lean');
+  const srv = await servers(db, count, ['--webhook-url', `http://127.0.0.1:${hook.port}/hook`]);
+  const headers = { 'x-service-application': APP, 'content-type': 'application/json' };
+  const pool = srv.origins.map((o) => httpClient(o, headers, { connections: 50 }));
+  let turn = 0;
+  const call = async (method, path, body) => {
+    const { status, text } = await pool[turn++ % pool.length].request(method, path, body);
+    if (status >= 300) throw new Error(`${method} ${path}: ${status} ${text}`);
+    return text ? JSON.parse(text) : null;
+  };
+  try {
+    await call('POST', '/__admin/clock', { set: '2026-01-15T10:00:00Z' });
+    const token = await call('POST', '/api/v3/login', { client_id: 'sandbox-client', client_secret: 'sandbox-secret', grant_type: 'client_credentials' });
+    headers.authorization = `Bearer ${token.access_token}`;
+    const orders = [];
+    for (let k = 0; k < ITEMS / 100; k++) {
+      const items = [];
+      // At most 50 per slot and request (its availability): two days per order.
+      for (const d of [2 * k, 2 * k + 1]) {
+        const day = new Date(Date.UTC(2026, 0, 20 + d)).toISOString().slice(0, 10);
+        const [s] = await call('GET', `/api/v3/activities/${CONFIRM}/dates/${day}`);
+        for (let i = 0; i < 50; i++) items.push({ product_identifier: s.groups[0].slots[0].products[0].product_id, quantity: 1, language: 'en' });
+      }
+      const cart = await call('POST', '/api/v3/carts');
+      await call('POST', `/api/v3/carts/${cart.uuid}/items`, items);
+      await call('PUT', `/api/v3/carts/${cart.uuid}/customer`, LEAD);
+      const order = await call('POST', '/api/v3/orders', { cart_uuid: cart.uuid });
+      await call('POST', '/api/v3/payments/no/payment', { uuid: order.uuid });
+      orders.push(order.uuid);
+    }
+    const start = performance.timeOrigin + performance.now();
+    await Promise.all(orders.map((uuid) => call('POST', '/__admin/scenarios/instant-confirmation/run', { order_uuid: uuid })));
+    const deadline = Date.now() + 60_000;
+    while (hook.arrivals.size < ITEMS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    const last = Math.max(...hook.arrivals.values());
+    return { delivered: hook.arrivals.size, deliveries_per_s: hook.arrivals.size / ((last - start) / 1000), burst_ms: last - start, sent_twice: hook.dup() };
+  } finally {
+    for (const c of pool) c.close();
+    await srv.stop();
+    hook.server.close();
+  }
+}
+
+async function booking(db, count, duration, applications = 0, sticky = false) {
+  const srv = await servers(db, count);
+  try {
+    return await bookings(srv.origins.map((o) => `${o}/api/v3`), { duration, applications, sticky });
+  } finally {
+    await srv.stop();
+  }
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const flat = (r) => ({ bookings_per_s: r.bookings_per_s, bookings: r.bookings, errors: r.errors, ...Object.fromEntries(Object.entries(r.p99).map(([k, v]) => [`p99_${k}_ms`, v])) });
+
+export async function run({ duration = 10 } = {}) {
+  const { startPostgres, createStore } = await loadPg();
+  const dir = mkdtempSync(join(tmpdir(), 'bench-pg-file-'));
+  const pg = await startPostgres(undefined, { durable: true });
+  try {
+    const file = join(dir, 'state.json');
+    preload(file);
+    const url = await pg.createDatabase('bench');
+    const orders = await preloadDatabase(createStore, url);
+    const runs = { file: [], pg1: [], pg2: [] };
+    const booked = {};
+    // The three in turn, so that the machine's drift is shared; the booking flow once each (its
+    // load adds orders: the database holds 10,000 more at the end), the burst ROUNDS times.
+    booked.file = await booking(file, 1, duration);
+    booked.pg1 = await booking(url, 1, duration);
+    booked.pg2 = await booking(url, 2, duration);
+    booked.file20 = await booking(file, 1, duration, 20);
+    booked.pg1x20 = await booking(url, 1, duration, 20);
+    booked.pg2x20 = await booking(url, 2, duration, 20);
+    booked.pg2sticky = await booking(url, 2, duration, 20, true);
+    for (let i = 0; i < ROUNDS; i++) {
+      runs.file.push(await burst(file, 1));
+      runs.pg1.push(await burst(url, 1));
+      runs.pg2.push(await burst(url, 2));
+    }
+    const hooks = (rs) => ({ delivered: Math.min(...rs.map((r) => r.delivered)), deliveries_per_s: median(rs.map((r) => r.deliveries_per_s)), each_round: rs.map((r) => r.deliveries_per_s.toFixed(0)).join(' '), sent_twice: Math.max(...rs.map((r) => r.sent_twice)) });
+    return {
+      [`booking flow, 20 clients, file store holding ${orders} orders`]: flat(booked.file),
+      [`booking flow, PostgreSQL (fsync on) holding ${orders} orders, one instance`]: flat(booked.pg1),
+      'booking flow, PostgreSQL, two instances taking requests in turn': flat(booked.pg2),
+      'PostgreSQL one instance / file store, bookings/s': { ratio: booked.pg1.bookings_per_s / booked.file.bookings_per_s },
+      'booking flow, 20 clients in 20 applications, file store': flat(booked.file20),
+      'booking flow, 20 applications, PostgreSQL, one instance': flat(booked.pg1x20),
+      'booking flow, 20 applications, PostgreSQL, two instances in turn': flat(booked.pg2x20),
+      'booking flow, 20 applications, PostgreSQL, two instances, each application on one (hashed)': flat(booked.pg2sticky),
+      [`webhook burst (1,000 items at once), file store, median of ${ROUNDS}`]: hooks(runs.file),
+      [`webhook burst, PostgreSQL, one instance, median of ${ROUNDS}`]: hooks(runs.pg1),
+      [`webhook burst, PostgreSQL, two instances, median of ${ROUNDS}`]: hooks(runs.pg2),
+    };
+  } finally {
+    await pg.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

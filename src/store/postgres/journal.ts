@@ -1,0 +1,174 @@
+import type { SharedEntry, SharedJournal, SharedListed, SharedMessage } from '../journal.js';
+import type { Db } from './db.js';
+
+/** The bounds of the in-memory journal (src/admin/journal.ts), kept by the table too. */
+const KEEP = 1000;
+const KEEP_APPLICATIONS = 200;
+const KEEP_DETAILS = 500;
+/**
+ * Exchanges made and written per batch, at most: the newest. Made into text, masked and sent for
+ * every request, they cost a busy instance 13% of its CPU (1,000 requests a second, all of them
+ * kept, and deleted again within half a second, the table keeping 500); at four batches a second
+ * this keeps the exchange of every request below 400 a second per instance.
+ */
+const DETAILS_PER_BATCH = 100;
+/** Entries are written in batches this often: the others see them at most this much later. */
+const FLUSH_MS = 250;
+/** After a failed write, the next try. */
+const RETRY_MS = 1000;
+/** Entries waiting while the database does not answer, at most (the newest stay). */
+const QUEUE_MAX = 20_000;
+
+/**
+ * One batch in one statement: ids from one sequence (arrival order across instances), the rows,
+ * the exchanges of those that keep one, and each application's latest id. The batch is one JSON
+ * parameter: the driver escapes a text[] parameter element by element in JavaScript, which for the
+ * exchanges cost more CPU than everything else the journal does.
+ */
+const INSERT = `with rows as materialized (
+    select nextval('mock_journal_id') as id, r.*
+    from json_to_recordset($1::json) as r(app text, at bigint, method text, path text, status int, duration_ms real, req_id text, request json, response json)
+  ), journal as (
+    insert into mock_journal select id, app, at, method, path, status, duration_ms, req_id from rows
+  ), detail as (
+    insert into mock_journal_detail select id, request, response from rows where request is not null
+  )
+  insert into mock_journal_apps select app, max(id) from rows group by app on conflict (app) do update set last = greatest(mock_journal_apps.last, excluded.last)`;
+
+/** What is older than the bounds goes, after each batch (`apps`: the batch's applications, escaped). */
+const trim = (apps: string) => `
+  delete from mock_journal j using unnest(array[${apps}]::text[]) a(app)
+    where j.app = a.app and j.id <= coalesce((select id from mock_journal where app = a.app order by id desc offset ${KEEP} limit 1), 0);
+  with gone as (delete from mock_journal_apps where app in (select app from mock_journal_apps order by last desc offset ${KEEP_APPLICATIONS}) returning app)
+    delete from mock_journal where app in (select app from gone);
+  delete from mock_journal_detail where id < coalesce((select id from mock_journal_detail order by id desc offset ${KEEP_DETAILS - 1} limit 1), 0);`;
+
+const COLUMNS = 'j.id, j.app, j.at, j.method, j.path, j.status, j.duration_ms, j.req_id';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a row as the driver gives it (bigints as strings)
+const listed = (r: any): SharedListed => ({
+  id: Number(r.id),
+  at: new Date(Number(r.at)).toISOString(),
+  method: r.method,
+  path: r.path,
+  status: r.status,
+  duration_ms: Math.round(r.duration_ms * 100) / 100,
+  application: r.app === '' ? null : r.app,
+  req_id: r.req_id,
+});
+
+/**
+ * The request journal in the database: a request costs its instance an array push; the entries
+ * are written in the background, a batch every quarter of a second at most, and never more of one
+ * application than the table keeps. A write the database refuses is tried again a second later,
+ * with the entries queued meanwhile (the newest QUEUE_MAX).
+ */
+export class PgJournal implements SharedJournal {
+  #queue: SharedEntry[] = [];
+  #timer: NodeJS.Timeout | null = null;
+  #tail: Promise<void> = Promise.resolve();
+  #warned = 0;
+  written = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  add(entry: SharedEntry): void {
+    this.#queue.push(entry);
+    // Trimmed in chunks, as the in-memory journal is.
+    if (this.#queue.length > 2 * QUEUE_MAX) this.#queue = this.#queue.slice(-QUEUE_MAX);
+    this.#timer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref();
+  }
+
+  flush(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#tail = this.#tail.then(() => this.#write());
+    return this.#tail;
+  }
+
+  /** Forgets the queued entries of one application ('' for none), or all: it was reset. */
+  forget(application?: string): void {
+    this.#queue = application === undefined ? [] : this.#queue.filter((e) => (e.application ?? '') !== application);
+  }
+
+  async list(application: string | undefined, limit: number): Promise<SharedListed[]> {
+    await this.flush();
+    const { rows } = await this.db.query(`select ${COLUMNS} from mock_journal j where $1::text is null or j.app = $1 order by j.id desc limit $2`, [application ?? null, limit]);
+    return rows.map(listed);
+  }
+
+  async get(id: number) {
+    await this.flush();
+    const { rows } = await this.db.query(`select ${COLUMNS}, d.request, d.response from mock_journal j left join mock_journal_detail d on d.id = j.id where j.id = $1`, [id]);
+    const r = rows[0];
+    return r ? { ...listed(r), request: (r.request ?? null) as SharedMessage | null, response: (r.response ?? null) as SharedMessage | null } : undefined;
+  }
+
+  async clear(application?: string): Promise<void> {
+    this.forget(application);
+    if (application === undefined) await this.db.simple('truncate mock_journal, mock_journal_detail, mock_journal_apps');
+    else {
+      const app = this.db.literal(application);
+      await this.db.simple(`delete from mock_journal where app = ${app}; delete from mock_journal_apps where app = ${app}`);
+    }
+    this.written++;
+  }
+
+  async #write(): Promise<void> {
+    const batch = this.#queue;
+    this.#queue = [];
+    if (batch.length === 0) return;
+    const rows = newest(batch);
+    const json = JSON.stringify(
+      rows.map((e, i) => {
+        // Only the latest keep their exchange: made here, off the request's path.
+        const d = i >= rows.length - DETAILS_PER_BATCH ? exchange(e) : null;
+        return { app: e.application ?? '', at: e.at, method: e.method, path: e.path, status: e.status, duration_ms: e.duration_ms, req_id: e.req_id, request: d?.request ?? null, response: d?.response ?? null };
+      }),
+    );
+    try {
+      await this.db.query(INSERT, [json]);
+    } catch (e) {
+      this.#trouble(e);
+      // Kept for the next try, ahead of what came meanwhile.
+      this.#queue = rows.concat(this.#queue).slice(-QUEUE_MAX);
+      this.#timer ??= setTimeout(() => void this.flush(), RETRY_MS).unref();
+      return;
+    }
+    this.written++;
+    await this.db.simple(trim([...new Set(rows.map((e) => this.db.literal(e.application ?? '')))].join(','))).catch((e: unknown) => this.#trouble(e));
+  }
+
+  /** Told once, then at most every 10 s. */
+  #trouble(e: unknown): void {
+    if (this.#warned !== 0 && Date.now() - this.#warned < 10_000) return;
+    this.#warned = Date.now();
+    this.warn(`the request journal could not be written (${(e as Error).message}); trying again`);
+  }
+}
+
+/** The batch without what the table would drop at once: the newest KEEP of each application. */
+function newest(batch: SharedEntry[]): SharedEntry[] {
+  const counts = new Map<string, number>();
+  const kept: SharedEntry[] = [];
+  for (let i = batch.length - 1; i >= 0; i--) {
+    const e = batch[i] as SharedEntry;
+    const key = e.application ?? '';
+    const n = (counts.get(key) ?? 0) + 1;
+    counts.set(key, n);
+    if (n <= KEEP) kept.push(e);
+  }
+  return kept.reverse();
+}
+
+function exchange(e: SharedEntry) {
+  try {
+    return e.detail();
+  } catch {
+    // An exchange that cannot be shown is not kept; the entry is.
+    return null;
+  }
+}
