@@ -1,4 +1,5 @@
-// Fault matching: partner latency with 10,000 faults armed (the cap) against none, in the same run.
+// Fault matching: partner latency with 10,000 faults armed (the cap of one application's, for the
+// application whose requests are measured) against none, in the same run.
 // Four CLI servers: none armed; 10,000 on other paths (exact, full and starred paths of other
 // routes); 10,000 beside the measured route (`/activities/other-i/*`: its first segment, another
 // second one); 10,000 that every request must test (`/activities/*other-i`: the star right after
@@ -35,11 +36,11 @@ async function arm(base, bodyOf) {
 
 const METHODS = ['GET', 'POST', '*'];
 /** Faults on other paths: exact, full-path, and stars after a literal first segment. */
-const elsewhere = (i) => ({ method: METHODS[i % 3], path: [`/other-${i}`, `/api/v3/other-${i}`, `/other-${i}/*/x`][i % 3], status: 503, times: 100000 });
+const elsewhere = (i) => ({ application: 'bench', method: METHODS[i % 3], path: [`/other-${i}`, `/api/v3/other-${i}`, `/other-${i}/*/x`][i % 3], status: 503, times: 100000 });
 /** Faults beside the measured route: its first segment, a path it never takes. */
-const beside = (i) => ({ method: 'GET', path: `/activities/other-${i}/*`, status: 503, times: 100000 });
+const beside = (i) => ({ application: 'bench', method: 'GET', path: `/activities/other-${i}/*`, status: 503, times: 100000 });
 /** Faults each request must test: nothing but their first segment is literal before the star. */
-const tested = (i) => ({ method: 'GET', path: `/activities/*other-${i}`, status: 503, times: 100000 });
+const tested = (i) => ({ application: 'bench', method: 'GET', path: `/activities/*other-${i}`, status: 503, times: 100000 });
 
 /** p50 and p99 of `n` sequential requests (one keep-alive connection), in microseconds. */
 async function sequential(base, paths, n = 2000) {

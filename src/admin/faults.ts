@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { errorResponses } from '../http/errors.js';
-import { MAX_FAULT_PATH, MAX_FAULTS } from '../http/faults.js';
+import { MAX_FAULT_PATH, MAX_FAULTS, MAX_SERVER_FAULTS } from '../http/faults.js';
 import { Type, type Static } from 'typebox';
 
 // method, path and status are checked by app.faults.add(), with messages that say what would work.
@@ -25,13 +25,13 @@ export default async function faultRoutes(app: FastifyInstance) {
     {
       schema: {
         summary: 'Inject a fault',
-        description: `The next \`times\` partner requests matching \`method\` and \`path\` (of \`application\` only, when given) answer \`status\` (after \`delay_ms\`). Answers 201 with the fault. At most ${MAX_FAULTS} faults are armed at once.`,
+        description: `The next \`times\` partner requests matching \`method\` and \`path\` (of \`application\` only, when given) answer \`status\` (after \`delay_ms\`). Answers 201 with the fault. It is kept with the state: a restart keeps it, and every instance sharing a database applies it. At most ${MAX_FAULTS} faults are armed at once for one application, ${MAX_SERVER_FAULTS} for every application.`,
         body: FaultBody,
-        response: errorResponses({ 400: 'A bad method, path or status, or a body that breaks its schema', 409: `${MAX_FAULTS} faults are armed already` }),
+        response: errorResponses({ 400: 'A bad method, path or status, or a body that breaks its schema', 409: 'As many faults are armed already as there can be', 503: 'The state did not take the write' }),
       },
     }, async (request, reply) => {
     const b = request.body;
-    return reply.code(201).send(app.faults.add({ application: b.application ?? null, method: b.method, path: b.path, status: b.status, times: b.times, delay_ms: b.delay_ms }));
+    return reply.code(201).send(await app.faults.add({ application: b.application ?? null, method: b.method, path: b.path, status: b.status, times: b.times, delay_ms: b.delay_ms }));
   });
   app.get<{ Querystring: Static<typeof FaultsQuery> }>(
     '/faults',
@@ -40,9 +40,9 @@ export default async function faultRoutes(app: FastifyInstance) {
   );
   app.delete<{ Querystring: Static<typeof FaultsQuery> }>(
     '/faults',
-    { schema: { summary: 'Drop faults', description: "Every fault, or with `?application=` that application's own. Answers 204.", querystring: FaultsQuery, response: errorResponses({ 400: 'The query breaks its schema' }) } },
+    { schema: { summary: 'Drop faults', description: "Every fault, or with `?application=` that application's own. Answers 204.", querystring: FaultsQuery, response: errorResponses({ 400: 'The query breaks its schema', 503: 'The state did not take the write' }) } },
     async (request, reply) => {
-      app.faults.clear(request.query.application);
+      await app.faults.clear(request.query.application);
       return reply.code(204).send();
     },
   );

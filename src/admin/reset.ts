@@ -17,7 +17,7 @@ export default async function resetRoutes(app: FastifyInstance) {
     {
       schema: {
         summary: 'Drop mutable state',
-        description: 'Orders, carts, tokens, deliveries, scenario runs and the request journal: of every application, or only of `application`. The catalog stays.',
+        description: 'Orders, carts, tokens, deliveries, scenario runs, armed faults and the request journal: of every application, or only of `application`. The catalog stays.',
         body: ResetBodySchema,
         response: errorResponses({ 400: 'The body breaks its schema', 503: 'The state file did not take the write' }),
       },
@@ -25,6 +25,8 @@ export default async function resetRoutes(app: FastifyInstance) {
     async (request) => {
       const application = request.body?.application;
       await app.store.reset(application);
+      // The server-wide faults are the server's state, which a reset keeps: a reset of everything drops them too.
+      if (application === undefined) await app.faults.clear();
       return { reset: application ?? 'all' };
     },
   );

@@ -2,34 +2,25 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, clip, errors, MAX_ECHO_PATH } from './errors.js';
 import { FaultIndex } from './fault-index.js';
+import type { FaultRecord, Store } from '../store/index.js';
 
 /** A failure armed with POST /__admin/faults: the next `times` matching requests answer `status`. */
-export interface Fault {
-  id: number;
-  /** Only this application's requests; null: every application's (a server-wide fault). */
-  application: string | null;
-  method: string;
-  /** A path under the base path (or the full path), `*` matching any run of characters. */
-  path: string;
-  status: number;
-  times: number;
-  delay_ms: number;
-}
+export type Fault = FaultRecord;
 
 export interface Faults {
   /**
-   * Arms a fault; a status outside FORCED_STATUS, an unknown method, a path without a leading / or
-   * over MAX_FAULT_PATH is an ApiError 400, one more than MAX_FAULTS armed a 409.
+   * Arms a fault once it is stored; a status outside FORCED_STATUS, an unknown method, a path
+   * without a leading / or over MAX_FAULT_PATH is an ApiError 400, one past the cap a 409.
    */
-  add(f: Omit<Fault, 'id'>): Fault;
-  /** The first armed fault matching a request of `application` (its count goes down), or null. */
-  take(application: string, method: string, paths: string[]): Fault | null;
-  /** How many faults are armed (the hot path skips all matching when none is). */
-  readonly size: number;
+  add(f: Omit<Fault, 'id'>): Promise<Fault>;
+  /** The first armed fault matching a request of `application`, its count taken down in the store; or null. */
+  take(application: string, method: string, paths: string[]): Promise<Fault | null>;
+  /** Whether any fault may answer a request of `application` (the hot path skips all matching when none may). */
+  armed(application: string): boolean;
   /** Every armed fault; with an application, that application's own and the server-wide ones. */
   list(application?: string): Fault[];
-  /** Every fault, or (an application given) that application's own. */
-  clear(application?: string): void;
+  /** Every fault, or (an application given) that application's own; resolves once stored. */
+  clear(application?: string): Promise<void>;
 }
 
 declare module 'fastify' {
@@ -40,11 +31,16 @@ declare module 'fastify' {
 
 const MAX_DELAY = 60_000;
 /**
- * How many faults may be armed at once. Faults on other paths cost a request nothing (see
- * fault-index.ts), but each one is memory, and those that share a request's path up to their first
- * star are each tested against it: 10,000 such cost about a millisecond (bench/README.md).
+ * How many faults may be armed at once for one application. Faults on other paths cost a request
+ * nothing (see fault-index.ts), but each one is memory, and those that share a request's path up to
+ * their first star are each tested against it: 10,000 such cost about a millisecond (bench/README.md).
  */
 export const MAX_FAULTS = 10_000;
+/**
+ * How many server-wide faults may be armed at once: they are kept with the server's state, which
+ * is written whole (each arming and each use rewrites them all).
+ */
+export const MAX_SERVER_FAULTS = 1_000;
 /** The longest fault path: longer than any route's path with its ids, short enough to test quickly. */
 export const MAX_FAULT_PATH = 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -96,62 +92,156 @@ export function parsePrefer(header: string): { code?: number; delay?: number } {
   return out;
 }
 
+const copy = (f: Fault): Fault => ({ ...f });
+const byId = (a: Fault, b: Fault) => a.id - b.id;
+const earlier = (a: Fault | undefined, b: Fault | undefined) => (a && (!b || a.id < b.id) ? a : b);
+
 /**
- * The armed faults, decorated at the root so that the control API and the partner scope share them:
- * one index per application with faults of its own, and one ('' key) for the server-wide faults.
- * A request reads its application's index and the server-wide one, so one team's faults never
- * answer another team's requests, and cost them nothing.
+ * The armed faults. They are kept in the store (an application's with its state, the server-wide ones
+ * with the server's), so that a restart keeps them and every instance sharing a database applies
+ * them; each instance matches requests against an index of its own per application ('' for the
+ * server-wide faults), rebuilt when the stored faults' `faults_rev` moves. A request reads its
+ * application's index and the server-wide one, so one team's faults never answer another team's
+ * requests, and cost them nothing. Using a fault is a write (its count goes down under the
+ * application's lock): a fault armed for one request answers one request, whichever instance gets it.
  */
+class StoredFaults implements Faults {
+  readonly #indexes = new Map<string, { rev: number; index: FaultIndex<Fault> }>();
+
+  constructor(private readonly store: Store) {
+    // A reset drops the state, and with it the faults: their revision starts again from 0.
+    store.onReset((application) => (application === null ? this.#indexes.clear() : this.#indexes.delete(application)));
+  }
+
+  /** The faults stored under `key` ('' the server-wide ones), and their revision. */
+  #stored(key: string): { rev: number; faults: Readonly<Record<string, Fault>> } {
+    if (key === '') {
+      const s = this.store.server();
+      return { rev: s.faults_rev ?? 0, faults: s.faults ?? {} };
+    }
+    const t = this.store.tenant(key);
+    return { rev: t.faults_rev, faults: t.faults };
+  }
+
+  /** The index of `key`'s faults, as the store has them now; undefined when none is armed. */
+  #index(key: string): FaultIndex<Fault> | undefined {
+    const cached = this.#indexes.get(key);
+    const rev = key === '' ? (this.store.server().faults_rev ?? 0) : this.store.tenant(key).faults_rev;
+    if (cached?.rev === rev) return cached.index.size > 0 ? cached.index : undefined;
+    if (rev === 0) {
+      this.#indexes.delete(key);
+      return undefined;
+    }
+    const index = new FaultIndex<Fault>();
+    for (const f of Object.values(this.#stored(key).faults).sort(byId)) index.add(copy(f));
+    this.#indexes.set(key, { rev, index });
+    return index.size > 0 ? index : undefined;
+  }
+
+  armed(application: string): boolean {
+    return this.#index(application) !== undefined || this.#index('') !== undefined;
+  }
+
+  async add(f: Omit<Fault, 'id'>): Promise<Fault> {
+    const checked = checkedFault(f);
+    const key = checked.application ?? '';
+    const cap = key === '' ? MAX_SERVER_FAULTS : MAX_FAULTS;
+    const full = (n: number) => {
+      if (n < cap) return;
+      const whose = key === '' ? 'server-wide faults' : `faults of application "${clip(key)}"`;
+      throw errors.atCapacity(`${cap} ${whose} are armed, the most there can be: DELETE /__admin/faults disarms them`);
+    };
+    // Checked before an id is taken (a refused fault uses up none), and again in the write (arming at once).
+    full(Object.keys(this.#stored(key).faults).length);
+    let fault: Fault | undefined;
+    await this.store.updateServer((s) => {
+      const id = (s.fault_seq = (s.fault_seq ?? 0) + 1);
+      fault = { ...checked, id };
+      if (key !== '') return;
+      full(Object.keys(s.faults ?? {}).length);
+      s.faults = { ...s.faults, [id]: copy(fault) };
+      s.faults_rev = (s.faults_rev ?? 0) + 1;
+    });
+    const armed = fault as Fault;
+    if (key !== '') {
+      await this.store.update(key, (t) => {
+        full(Object.keys(t.faults).length);
+        t.faults[armed.id] = copy(armed);
+        t.faults_rev++;
+      });
+    }
+    return armed;
+  }
+
+  async take(application: string, method: string, paths: string[]): Promise<Fault | null> {
+    // Another instance may have used the fault up meanwhile: its write moved the revision, so a
+    // second look reads a rebuilt index.
+    for (let look = 0; look < 3; look++) {
+      const candidate = earlier(this.#index(application)?.find(method, paths), this.#index('')?.find(method, paths));
+      if (!candidate) return null;
+      const used = await this.#use(candidate);
+      if (used) return used;
+    }
+    return null;
+  }
+
+  /** Takes one use of `fault` in the store; the fault as it was, or null when it is gone. */
+  async #use(fault: Fault): Promise<Fault | null> {
+    const id = String(fault.id);
+    let used: Fault | null = null;
+    if (fault.application === null) {
+      await this.store.updateServer((s) => {
+        const f = s.faults?.[id];
+        if (!f) return;
+        used = copy(f);
+        s.faults = { ...s.faults };
+        if (f.times > 1) s.faults[id] = { ...f, times: f.times - 1 };
+        else {
+          delete s.faults[id];
+          s.faults_rev = (s.faults_rev ?? 0) + 1;
+        }
+      });
+    } else {
+      await this.store.update(fault.application, (t) => {
+        const f = t.faults[id];
+        if (!f) return;
+        used = copy(f);
+        if (f.times > 1) f.times--;
+        else {
+          delete t.faults[id];
+          t.faults_rev++;
+        }
+      });
+    }
+    return used;
+  }
+
+  list(application?: string): Fault[] {
+    const keys = application === undefined ? ['', ...this.store.applications()] : ['', application];
+    return keys.flatMap((k) => Object.values(this.#stored(k).faults).map(copy)).sort(byId);
+  }
+
+  async clear(application?: string): Promise<void> {
+    const apps = (application === undefined ? this.store.applications() : [application]).filter((a) => Object.keys(this.store.tenant(a).faults).length > 0);
+    if (application === undefined && Object.keys(this.store.server().faults ?? {}).length > 0) {
+      await this.store.updateServer((s) => {
+        delete s.faults;
+        s.faults_rev = (s.faults_rev ?? 0) + 1;
+      });
+    }
+    await Promise.all(
+      apps.map((a) =>
+        this.store.update(a, (t) => {
+          for (const id of Object.keys(t.faults)) delete t.faults[id];
+          t.faults_rev++;
+        }),
+      ),
+    );
+  }
+}
+
 async function faultsPlugin(app: FastifyInstance) {
-  const indexes = new Map<string, FaultIndex<Fault>>();
-  let size = 0;
-  let next = 1;
-  const drop = (key: string) => {
-    size -= indexes.get(key)?.size ?? 0;
-    indexes.delete(key);
-  };
-  // A reset of an application disarms its faults; a reset of everything disarms every fault.
-  app.store.onReset((application) => {
-    if (application !== null) drop(application);
-    else for (const key of [...indexes.keys()]) drop(key);
-  });
-  const earlier = (a: Fault | undefined, b: Fault | undefined) => (a && (!b || a.id < b.id) ? a : b);
-  app.decorate('faults', {
-    add(f) {
-      const checked = checkedFault(f); // before the id is taken: a refused fault uses up no id
-      if (size >= MAX_FAULTS) throw errors.atCapacity(`${MAX_FAULTS} faults are armed, the most there can be: DELETE /__admin/faults disarms them`);
-      const fault = { ...checked, id: next++ };
-      const key = fault.application ?? '';
-      let index = indexes.get(key);
-      if (!index) indexes.set(key, (index = new FaultIndex<Fault>()));
-      index.add(fault);
-      size++;
-      return fault;
-    },
-    take(application, method, paths) {
-      const own = indexes.get(application);
-      const all = indexes.get('');
-      const fault = earlier(own?.find(method, paths), all?.find(method, paths));
-      if (fault && --fault.times <= 0) {
-        const key = fault.application ?? '';
-        (indexes.get(key) as FaultIndex<Fault>).remove(fault);
-        size--;
-        if (indexes.get(key)?.size === 0) indexes.delete(key);
-      }
-      return fault ?? null;
-    },
-    get size() {
-      return size;
-    },
-    list: (application) => {
-      const keys = application === undefined ? [...indexes.keys()] : ['', application];
-      return keys.flatMap((k) => indexes.get(k)?.list() ?? []).sort((a, b) => a.id - b.id).map((f) => ({ ...f }));
-    },
-    clear: (application) => {
-      if (application !== undefined) drop(application);
-      else for (const key of [...indexes.keys()]) drop(key);
-    },
-  } satisfies Faults);
+  app.decorate('faults', new StoredFaults(app.store));
 }
 
 export default fp(faultsPlugin, { name: 'faults', dependencies: ['store'], fastify: '5.x' });
@@ -177,7 +267,7 @@ async function faultHookPlugin(app: FastifyInstance, opts: { basePath: string })
   const apply = async (request: FastifyRequest, reply: FastifyReply, prefer: string | string[] | undefined): Promise<boolean> => {
     const path = (request.url.split('?')[0] ?? '').replace(/\/+$/, '') || '/';
     const relative = opts.basePath !== '/' && path.startsWith(opts.basePath) ? path.slice(opts.basePath.length) || '/' : path;
-    const fault = app.faults.take(request.service.application, request.method, [relative, path]);
+    const fault = await app.faults.take(request.service.application, request.method, [relative, path]);
     if (fault) {
       if (fault.delay_ms) await sleep(fault.delay_ms);
       const whose = fault.application === null ? '' : ` of application "${clip(fault.application)}"`;
@@ -198,7 +288,7 @@ async function faultHookPlugin(app: FastifyInstance, opts: { basePath: string })
   // common case costs no promise.
   app.addHook('onRequest', (request, reply, done) => {
     const prefer = request.headers.prefer;
-    if (app.faults.size === 0 && prefer === undefined) return done();
+    if (prefer === undefined && !app.faults.armed(request.service.application)) return done();
     apply(request, reply, prefer).then((answered) => {
       if (!answered) done();
     }, done);

@@ -80,6 +80,23 @@ export interface Tenant {
   report: Record<string, unknown>;
   /** Chaos on this application's live deliveries (PUT /__admin/webhooks/chaos with its application); null: none of its own. */
   webhook_chaos: ChaosSetting | null;
+  /** Faults armed for this application's requests (POST /__admin/faults with its application), by id. */
+  faults: Record<string, FaultRecord>;
+  /** Goes up whenever a fault is armed, used up or dropped: an instance rebuilds its index when it moves. */
+  faults_rev: number;
+}
+
+/** An armed fault as stored (src/http/faults.ts matches and applies it). */
+export interface FaultRecord {
+  id: number;
+  /** null: a fault on every application's requests. */
+  application: string | null;
+  method: string;
+  path: string;
+  status: number;
+  /** How many more matching requests it answers. */
+  times: number;
+  delay_ms: number;
 }
 
 /** A chaos setting as stored (src/webhooks/chaos.ts says what each field does). */
@@ -117,6 +134,12 @@ export interface ServerState {
   clients?: Record<string, RegisteredClient>;
   /** Chaos on every application's live deliveries (PUT /__admin/webhooks/chaos without an application). */
   webhook_chaos?: ChaosSetting;
+  /** The last fault id given, of any application: ids grow across them all. */
+  fault_seq?: number;
+  /** Faults armed for every application's requests (POST /__admin/faults without an application), by id. */
+  faults?: Record<string, FaultRecord>;
+  /** As Tenant.faults_rev, for these. */
+  faults_rev?: number;
 }
 
 export interface State {
@@ -150,6 +173,8 @@ export function emptyTenant(): Tenant {
     clock_offset_ms: 0,
     report: dict(),
     webhook_chaos: null,
+    faults: dict(),
+    faults_rev: 0,
   };
 }
 
@@ -201,5 +226,7 @@ function problemInServer(raw: Record<string, unknown>): string | null {
   if (hook !== undefined && hook !== null && (!isObject(hook) || typeof hook.url !== 'string')) return '"server.webhook_default" must be null or {url, secret}';
   if (s.clients !== undefined && !isObject(s.clients)) return '"server.clients" must be an object';
   if (s.webhook_chaos !== undefined && !isObject(s.webhook_chaos)) return '"server.webhook_chaos" must be an object';
+  if (s.faults !== undefined && !isObject(s.faults)) return '"server.faults" must be an object';
+  if (isObject(s.faults)) Object.setPrototypeOf(s.faults, null);
   return null;
 }

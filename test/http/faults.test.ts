@@ -1,7 +1,10 @@
 import t from 'tap';
 import { globMatch, FaultIndex } from '../../src/http/fault-index.js';
-import { MAX_FAULT_PATH, MAX_FAULTS } from '../../src/http/faults.js';
-import { buildTestApp, H } from '../helper.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MAX_FAULT_PATH, MAX_FAULTS, MAX_SERVER_FAULTS } from '../../src/http/faults.js';
+import { APP, buildTestApp, H } from '../helper.js';
 
 /** The matcher faults used before: correct, but exponential on some patterns. Only ever fed tiny inputs here. */
 const regExpOf = (pattern: string) => new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
@@ -114,23 +117,68 @@ t.test('the index finds what a scan of every armed fault in order finds, through
   t.equal(index.find('GET', ['/a']), undefined);
 });
 
-t.test(`at most ${MAX_FAULTS} faults armed; paths of at most ${MAX_FAULT_PATH} characters`, async (t) => {
+t.test(`at most ${MAX_FAULTS} faults armed per application, ${MAX_SERVER_FAULTS} server-wide; paths of at most ${MAX_FAULT_PATH} characters`, async (t) => {
   const app = await buildTestApp();
   t.teardown(() => app.close());
   const arm = (body: object) => app.inject({ method: 'POST', url: '/__admin/faults', payload: body });
   const long = await arm({ method: 'GET', path: `/${'x'.repeat(MAX_FAULT_PATH)}`, status: 500 });
   t.same([long.statusCode, long.json()], [400, { code: '0', message: `body "path" is ${MAX_FAULT_PATH + 1} characters long: at most ${MAX_FAULT_PATH}` }]);
-  t.equal((await arm({ method: 'GET', path: `/${'x'.repeat(MAX_FAULT_PATH - 1)}`, status: 500 })).statusCode, 201, 'exactly at the limit');
+  t.equal((await arm({ method: 'GET', path: `/${'x'.repeat(MAX_FAULT_PATH - 1)}`, status: 500, application: APP })).statusCode, 201, 'exactly at the limit');
 
-  for (let i = 1; i < MAX_FAULTS - 1; i++) app.faults.add({ application: null, method: i % 2 ? 'GET' : '*', path: i % 3 ? `/other-${i}` : `/other-${i}/*`, status: 500, times: 1, delay_ms: 0 });
-  t.equal((await arm({ method: 'GET', path: '/currencies', status: 502 })).statusCode, 201, `the ${MAX_FAULTS}th`);
-  const full = await arm({ method: 'GET', path: '/markets', status: 502 });
-  t.same([full.statusCode, full.json()], [409, { code: '0', message: `${MAX_FAULTS} faults are armed, the most there can be: DELETE /__admin/faults disarms them` }]);
+  // Armed 100 at a time, as many clients would: the cap holds when they come at once.
+  const fill = async (application: string | null, from: number, to: number) => {
+    for (let i = from; i < to; i += 100) {
+      await Promise.all(
+        Array.from({ length: Math.min(100, to - i) }, (_, k) =>
+          app.faults.add({ application, method: (i + k) % 2 ? 'GET' : '*', path: (i + k) % 3 ? `/other-${i + k}` : `/other-${i + k}/*`, status: 500, times: 1, delay_ms: 0 }),
+        ),
+      );
+    }
+  };
+  await fill(APP, 1, MAX_FAULTS - 1);
+  t.equal((await arm({ method: 'GET', path: '/currencies', status: 502, application: APP })).statusCode, 201, `the ${MAX_FAULTS}th`);
+  const full = await arm({ method: 'GET', path: '/markets', status: 502, application: APP });
+  t.same([full.statusCode, full.json()], [409, { code: '0', message: `${MAX_FAULTS} faults of application "${APP}" are armed, the most there can be: DELETE /__admin/faults disarms them` }]);
   t.equal((await app.inject({ url: '/api/v3/markets', headers: H })).statusCode, 200, 'the refused one was not armed');
   t.equal((await app.inject({ url: '/api/v3/currencies', headers: H })).statusCode, 502, 'the last one armed still matches among the others');
-  t.equal((await arm({ method: 'GET', path: '/markets', status: 502 })).statusCode, 201, 'a used-up fault makes room');
+  t.equal((await arm({ method: 'GET', path: '/markets', status: 502, application: APP })).statusCode, 201, 'a used-up fault makes room');
+  t.equal((await arm({ method: 'GET', path: '/markets', status: 502, application: 'another' })).statusCode, 201, "another application's cap is its own");
+
+  await fill(null, 0, MAX_SERVER_FAULTS - 1);
+  t.equal((await arm({ method: 'GET', path: '/languages', status: 502 })).statusCode, 201, `the ${MAX_SERVER_FAULTS}th server-wide`);
+  const fullServer = await arm({ method: 'GET', path: '/languages', status: 502 });
+  t.same([fullServer.statusCode, fullServer.json().message], [409, `${MAX_SERVER_FAULTS} server-wide faults are armed, the most there can be: DELETE /__admin/faults disarms them`]);
+  const ids = (await app.inject({ url: '/__admin/faults' })).json().faults.map((f: { id: number }) => f.id);
+  t.equal(ids.length, MAX_FAULTS + 1 + MAX_SERVER_FAULTS, 'every armed fault listed');
+  t.equal(new Set(ids).size, ids.length, 'ids are unique across applications');
   await app.inject({ method: 'DELETE', url: '/__admin/faults' });
   t.same((await app.inject({ url: '/__admin/faults' })).json().faults, []);
+  t.equal((await app.inject({ url: '/api/v3/currencies', headers: H })).statusCode, 200, 'disarmed');
+});
+
+t.test('armed faults are kept in the state file: a restart keeps them, with what is left of their count', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'faults-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const db = join(dir, 'state.json');
+  const first = await buildTestApp({ config: { db } });
+  await first.inject({ method: 'POST', url: '/__admin/faults', payload: { application: APP, method: 'GET', path: '/currencies', status: 503, times: 3 } });
+  await first.inject({ method: 'POST', url: '/__admin/faults', payload: { method: 'GET', path: '/languages', status: 502, times: 2 } });
+  t.equal((await first.inject({ url: '/api/v3/currencies', headers: H })).statusCode, 503, 'one use before the restart');
+  t.equal((await first.inject({ url: '/api/v3/languages', headers: H })).statusCode, 502);
+  await first.close();
+
+  const second = await buildTestApp({ config: { db } });
+  t.teardown(() => second.close());
+  t.match((await second.inject({ url: '/__admin/faults' })).json().faults, [{ application: APP, times: 2 }, { application: null, times: 1 }]);
+  const statuses = [];
+  for (let i = 0; i < 3; i++) statuses.push((await second.inject({ url: '/api/v3/currencies', headers: H })).statusCode);
+  t.same(statuses, [503, 503, 200], 'the two uses left, then the real answer');
+  t.equal((await second.inject({ url: '/api/v3/languages', headers: H })).statusCode, 502);
+  t.equal((await second.inject({ url: '/api/v3/languages', headers: H })).statusCode, 200);
+  const next = await second.inject({ method: 'POST', url: '/__admin/faults', payload: { method: 'GET', path: '/markets', status: 500 } });
+  t.equal(next.json().id, 3, 'ids go on from the last one given');
+  await second.inject({ method: 'POST', url: '/__admin/reset' });
+  t.same((await second.inject({ url: '/__admin/faults' })).json().faults, [], 'a reset of everything disarms the server-wide faults too');
 });
 
 t.test('a fault for one application never answers another; server-wide faults answer all', async (t) => {

@@ -1,6 +1,6 @@
 // A sandbox shared by many partners, on PostgreSQL: per-application clocks, partner registration,
-// control scoped to a partner's token, faults per application and the receiver guard hold across two
-// instances on one database, as on the file store (test/admin/app-clock, partner-token,
+// control scoped to a partner's token, faults per application (armed on one instance, used on both)
+// and the receiver guard hold across two instances on one database, as on the file store (test/admin/app-clock, partner-token,
 // test/auth/registration, test/http/faults, test/webhooks/guard test them there).
 import t, { type Test } from 'tap';
 import type { FastifyInstance } from 'fastify';
@@ -79,9 +79,35 @@ t.test("a partner token cannot read, move, reset or report another application, 
   t.equal((await partner(b, 'POST', '/webhooks/check', { url: 'http://127.0.0.1:9/' })).statusCode, 400, 'no check of a loopback address');
 });
 
-t.test('a fault for A never answers B (faults are per instance; on PostgreSQL too)', async (t) => {
-  const [a] = await two(t);
-  await a.inject({ method: 'POST', url: '/__admin/faults', headers: admin, payload: { application: 'team-a', method: 'GET', path: '/currencies', status: 503 } });
-  t.equal((await a.inject({ url: '/api/v3/currencies', headers: { 'x-service-application': 'team-b' } })).statusCode, 200);
-  t.equal((await a.inject({ url: '/api/v3/currencies', headers: { 'x-service-application': 'team-a' } })).statusCode, 503);
+t.test('a fault armed on one instance answers on the other, each use counted once across both; a fault for A never answers B', async (t) => {
+  const [a, b] = await two(t);
+  const get = (app: FastifyInstance, application: string) => app.inject({ url: '/api/v3/currencies', headers: { 'x-service-application': application } });
+  /** Waits until `app` sees what the other instance armed (a catalog read does not read the state: the notification brings it). */
+  const seen = async (app: FastifyInstance, count: number) => {
+    for (let i = 0; i < 200 && (await app.inject({ url: '/__admin/faults', headers: admin })).json().faults.length !== count; i++) await new Promise((r) => setTimeout(r, 10));
+  };
+  const arm = (app: FastifyInstance, payload: object) => app.inject({ method: 'POST', url: '/__admin/faults', headers: admin, payload: { method: 'GET', path: '/currencies', status: 503, ...payload } });
+  t.equal((await arm(a, { application: 'team-a', times: 6 })).statusCode, 201);
+  await seen(b, 1);
+  t.equal((await get(b, 'team-b')).statusCode, 200, "B's requests are not answered by A's fault, on either instance");
+  t.equal((await get(a, 'team-b')).statusCode, 200);
+  // Six uses, asked for twelve times at once on both instances: six 503s, whichever instance answers.
+  const statuses = await Promise.all(Array.from({ length: 12 }, (_, i) => get(i % 2 ? a : b, 'team-a').then((r) => r.statusCode)));
+  t.same([statuses.filter((s) => s === 503).length, statuses.filter((s) => s === 200).length], [6, 6], `six uses across both instances (${statuses.join(' ')})`);
+  t.same((await a.inject({ url: '/__admin/faults', headers: admin })).json().faults, [], 'used up, on the instance that armed it');
+
+  const server = await arm(b, { status: 502, times: 2 });
+  t.equal(server.statusCode, 201);
+  t.ok(server.json().id > 1, 'ids go on across the instances');
+  await seen(a, 1);
+  t.equal((await get(a, 'team-c')).statusCode, 502, 'a server-wide fault armed on B answers on A');
+  t.equal((await get(b, 'team-c')).statusCode, 502, 'and on B');
+  t.equal((await get(a, 'team-c')).statusCode, 200, 'twice in all');
+
+  await arm(a, { application: 'team-a', times: 100 });
+  await seen(b, 1);
+  t.equal((await get(b, 'team-a')).statusCode, 503);
+  t.equal((await a.inject({ method: 'DELETE', url: '/__admin/faults?application=team-a', headers: admin })).statusCode, 204);
+  await seen(b, 0);
+  t.equal((await get(b, 'team-a')).statusCode, 200, 'disarmed on A: gone on B');
 });
