@@ -26,7 +26,9 @@ export function freePort() {
 /** Spawns `node <script> ...args` (with `env` added) and resolves when `readyUrl` answers 200 (or rejects after timeoutMs). */
 export async function startProcess(script, args, readyUrl, { timeoutMs = 30000, headers = {}, env = {} } = {}) {
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [script, ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+  // BENCH_CPU_PROF=DIR: every server writes a V8 CPU profile into DIR when it stops (for a shortfall's why).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...prof, script, ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const deadline = Date.now() + timeoutMs;

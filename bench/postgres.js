@@ -9,11 +9,12 @@
 // is a real CLI process. PostgreSQL is the one the tests start (test/pg/server.ts: initdb in a temp
 // folder, 127.0.0.1, a free port), with fsync on, so that a commit waits for the disk as the file
 // store's writes do. Run alone: `npm run build && node bench/run.js postgres`.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import pgDriver from 'pg';
 import { bookings } from './booking.js';
 import { freePort, httpClient, root, startProcess, stop } from './lib.js';
 import { preload } from './store.js';
@@ -76,7 +77,34 @@ async function servers(db, count, extra = []) {
     await Promise.all(started.map((s) => stop(s.child)));
     throw e;
   }
-  return { origins: started.map((s) => s.origin), stop: () => Promise.all(started.map((s) => stop(s.child))) };
+  return { origins: started.map((s) => s.origin), pids: started.map((s) => s.child.pid), stop: () => Promise.all(started.map((s) => stop(s.child))) };
+}
+
+/** CPU time (user + system, ms) used so far by the processes `pids`, or by every process named `comm` (Linux /proc). */
+function cpuMs({ pids, comm }) {
+  const ticks = (pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return comm && !stat.includes(`(${comm})`) ? 0 : Number(f[11]) + Number(f[12]);
+    } catch {
+      return 0; // gone meanwhile
+    }
+  };
+  const all = pids ?? readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  return all.reduce((n, pid) => n + ticks(pid), 0) * 10; // USER_HZ is 100
+}
+
+/** What the database did so far: transactions and rows written. */
+async function dbWork(url) {
+  const c = new pgDriver.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query('select xact_commit + xact_rollback as xacts, tup_inserted + tup_updated + tup_deleted as written from pg_stat_database where datname = current_database()');
+    return { xacts: Number(rows[0].xacts), written: Number(rows[0].written) };
+  } finally {
+    await c.end();
+  }
 }
 
 /**
@@ -128,22 +156,35 @@ async function burst(db, count) {
   }
 }
 
+/**
+ * The booking flow on `count` servers. On PostgreSQL, also where the time went, per booking: CPU of
+ * the mock servers and of PostgreSQL (its backends, the processes named postgres), transactions and
+ * rows written (pg_stat_database, whose counts reach it within a second: read after a pause).
+ */
 async function booking(db, count, duration, applications = 0, sticky = false) {
   const srv = await servers(db, count);
+  const onPg = db.startsWith('postgres');
   try {
-    return await bookings(srv.origins.map((o) => `${o}/api/v3`), { duration, applications, sticky });
+    const before = { mock: cpuMs({ pids: srv.pids }), pg: onPg ? cpuMs({ comm: 'postgres' }) : 0, db: onPg ? await dbWork(db) : null };
+    const r = await bookings(srv.origins.map((o) => `${o}/api/v3`), { duration, applications, sticky });
+    const mock = cpuMs({ pids: srv.pids }) - before.mock;
+    if (!onPg) return { ...r, mock_cpu_ms_per_booking: mock / r.bookings };
+    const pgCpu = cpuMs({ comm: 'postgres' }) - before.pg;
+    await new Promise((res) => setTimeout(res, 1000));
+    const after = await dbWork(db);
+    return { ...r, mock_cpu_ms_per_booking: mock / r.bookings, pg_cpu_ms_per_booking: pgCpu / r.bookings, xacts_per_booking: (after.xacts - before.db.xacts) / r.bookings, rows_written_per_booking: (after.written - before.db.written) / r.bookings };
   } finally {
     await srv.stop();
   }
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const flat = (r) => ({ bookings_per_s: r.bookings_per_s, bookings: r.bookings, errors: r.errors, ...Object.fromEntries(Object.entries(r.p99).map(([k, v]) => [`p99_${k}_ms`, v])) });
+const flat = ({ p99, ...r }) => ({ ...r, ...Object.fromEntries(Object.entries(p99).map(([k, v]) => [`p99_${k}_ms`, v])) });
 
 export async function run({ duration = 10 } = {}) {
   const { startPostgres, createStore } = await loadPg();
   const dir = mkdtempSync(join(tmpdir(), 'bench-pg-file-'));
-  const pg = await startPostgres(undefined, { durable: true });
+  const pg = await startPostgres(undefined, { durable: process.env.BENCH_PG_FSYNC !== 'off' });
   try {
     const file = join(dir, 'state.json');
     preload(file);
