@@ -1,8 +1,11 @@
 // A noisy neighbour on a shared sandbox: application "quiet" reads the catalog at a steady 100
-// req/s (two connections) while application "noisy" sends as fast as 50 connections allow. The
+// req/s (two connections) while application "noisy" sends as fast as 50 connections allow (from a
+// process of its own). The
 // quiet application's p99 alone, then beside the noisy one: with the default --rate-limit (100 per
 // second per application) and without a limit. Run alone: `npm run build && node bench/run.js tenants`.
 import { join } from 'node:path';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { freePort, root, startProcess, stop } from './lib.js';
 
@@ -20,7 +23,18 @@ function cannon(base, application, opts) {
 }
 
 const quiet = (base, duration) => cannon(base, 'quiet', { duration, connections: 2, rate: 50 });
-const noisy = (base, duration) => cannon(base, 'noisy', { duration, connections: 50 });
+/**
+ * The noisy client runs in a process of its own: in the quiet client's event loop, reading the noisy
+ * one's answers (100 KB lists among them) would delay the quiet one's timestamps, and the bench
+ * would measure its own load generator. Two partners are two machines.
+ */
+const noisy = (base, duration) =>
+  new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), ['noisy', base, String(duration)]);
+    child.once('message', (m) => (child.disconnect(), resolve(m)));
+    child.once('error', reject);
+  });
+if (process.argv[2] === 'noisy') process.send(await cannon(process.argv[3], 'noisy', { duration: Number(process.argv[4]), connections: 50 }));
 
 async function neighbours(rateLimit, duration) {
   const port = await freePort();

@@ -1,6 +1,8 @@
 // A shared sandbox's request rate per application (--shared --rate-limit): past the limit an
 // application gets 429 {code, message} with Retry-After; other applications are not affected.
+import type { AddressInfo } from 'node:net';
 import t from 'tap';
+import { Pool } from 'undici';
 import { buildTestApp } from '../helper.js';
 
 t.test('past its rate an application gets 429 with Retry-After, and another application does not', async (t) => {
@@ -50,4 +52,36 @@ t.test('past its state size an application cannot add state (429 with Retry-Afte
   t.equal((await post('full', '/login', { client_id: reg.client_id, client_secret: reg.client_secret, grant_type: 'client_credentials' })).statusCode, 200, 'a login goes on, so that the partner can reset');
   await app.inject({ method: 'POST', url: '/__admin/reset', headers: { authorization: 'Bearer x' }, payload: { application: 'full' } });
   t.equal((await post('full', '/carts')).statusCode, 200, 'after a reset it may write again');
+});
+
+t.test('applications take turns: a request of a quiet application is answered before most of what a noisy one sent at once', async (t) => {
+  const order = async (shared: boolean) => {
+    const app = await buildTestApp({ config: shared ? { shared: true, adminToken: 'x', rateLimit: 0 } : {} });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    const pool = new Pool(origin, { connections: NOISY + 1 });
+    try {
+      // Every connection open first, so that the requests below arrive together.
+      await Promise.all(Array.from({ length: NOISY + 1 }, () => pool.request({ path: '/api/v3/currencies', method: 'GET', headers: { 'x-service-application': 'warm' } }).then((r) => r.body.dump())));
+      const answered: string[] = [];
+      const get = (application: string) =>
+        pool.request({ path: '/api/v3/activities?limit=20', method: 'GET', headers: { 'x-service-application': application } }).then(async (r) => {
+          await r.body.dump();
+          answered.push(application);
+          return r.statusCode;
+        });
+      const noisy = Array.from({ length: NOISY }, () => get('noisy'));
+      const statuses = await Promise.all([...noisy, get('quiet')]);
+      t.ok(statuses.every((s) => s === 200), 'every request answered');
+      return answered.indexOf('quiet');
+    } finally {
+      await pool.close();
+      await app.close();
+    }
+  };
+  const NOISY = 60;
+  const apart = await order(true);
+  t.ok(apart < NOISY / 2, `shared: the quiet request was answered after ${apart} of the ${NOISY} noisy ones`);
+  const together = await order(false);
+  t.ok(together > apart, `without --shared (no turns) it waited longer: after ${together} of them`);
 });
