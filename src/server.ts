@@ -18,7 +18,7 @@ export interface Running {
 }
 
 /** Builds every dependency from the config, listens, and prints the banner. */
-export async function startServer(config: Config, print: (line: string) => void = console.log): Promise<Running> {
+export async function startServer(config: Config, print?: (line: string) => void): Promise<Running> {
   // A proxy's partner API is the upstream's: its own catalog only carries the routes' schemas.
   const catalog = await buildCatalog(config.upstream ? { ...config, catalogSize: 0, fixtures: null } : config);
   // The store speaks through the app's logger once there is one.
@@ -64,7 +64,9 @@ export async function startServer(config: Config, print: (line: string) => void 
     lines.splice(6, 4, `  upstream      ${config.upstream} (every partner request is forwarded; answers checked against /docs)`);
     if (config.record) lines.push(`  recording     the upstream's catalog into ${config.record} (serve it with --fixtures ${config.record})`);
   }
-  for (const line of lines) print(line);
+  // On stdout in one write: a process that waits for the API line then reads the whole banner.
+  if (print) for (const line of lines) print(line);
+  else process.stdout.write(lines.map((l) => `${l}\n`).join(''));
   return { app, url, origin, close: () => closeGracefully(app) };
 }
 
