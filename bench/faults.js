@@ -8,7 +8,7 @@
 // have a 1 ms grain, so a client on node:http also times 2,000 requests one after another per
 // server, to the microsecond.
 import { join } from 'node:path';
-import { APP_HEADER, freePort, httpClient, load, root, startProcess, stop } from './lib.js';
+import { APP_HEADER, freePort, httpClient, load, root, sequential, startProcess, stop } from './lib.js';
 
 const cli = join(root, 'dist/bin/mock-server.js');
 const ARMED = 10_000;
@@ -41,24 +41,6 @@ const elsewhere = (i) => ({ application: 'bench', method: METHODS[i % 3], path: 
 const beside = (i) => ({ application: 'bench', method: 'GET', path: `/activities/other-${i}/*`, status: 503, times: 100000 });
 /** Faults each request must test: nothing but their first segment is literal before the star. */
 const tested = (i) => ({ application: 'bench', method: 'GET', path: `/activities/*other-${i}`, status: 503, times: 100000 });
-
-/** p50 and p99 of `n` sequential requests (one keep-alive connection), in microseconds. */
-async function sequential(base, paths, n = 2000) {
-  const client = httpClient(base, APP_HEADER, { connections: 1 });
-  const times = [];
-  try {
-    for (let i = 0; i < n; i++) {
-      const t0 = process.hrtime.bigint();
-      const res = await client.request('GET', paths[i % paths.length]);
-      times.push(Number(process.hrtime.bigint() - t0) / 1e6);
-      if (res.status !== 200) throw new Error(`${paths[i % paths.length]} answered ${res.status}`);
-    }
-  } finally {
-    client.close();
-  }
-  times.sort((a, b) => a - b);
-  return { p50: times[Math.floor(n / 2)] * 1000, p99: times[Math.floor(n * 0.99)] * 1000 };
-}
 
 export async function run({ duration = 10 } = {}) {
   const servers = { none: await startMock(), elsewhere: await startMock(), beside: await startMock(), 'each tested': await startMock() };

@@ -7,7 +7,7 @@
 // most 2 ms to p50 at 500 req/s.
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { APP_HEADER, freePort, httpClient, root, startProcess, stop } from './lib.js';
+import { APP_HEADER, freePort, root, sequential, startProcess, stop } from './lib.js';
 
 const cli = join(root, 'dist/bin/mock-server.js');
 const RATE = 500;
@@ -28,24 +28,6 @@ function paced(base, paths, duration) {
       (err, r) => (err ? reject(err) : resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max, non2xx: r.non2xx, errors: r.errors + r.timeouts })),
     );
   });
-}
-
-/** p50 and p99 of `n` sequential requests (one keep-alive connection), in microseconds. */
-async function sequential(base, paths, n = 2000) {
-  const client = httpClient(base, APP_HEADER, { connections: 1 });
-  const times = [];
-  try {
-    for (let i = 0; i < n; i++) {
-      const t0 = process.hrtime.bigint();
-      const res = await client.request('GET', paths[i % paths.length]);
-      times.push(Number(process.hrtime.bigint() - t0) / 1e3);
-      if (res.status !== 200) throw new Error(`${paths[i % paths.length]} answered ${res.status}`);
-    }
-  } finally {
-    client.close();
-  }
-  times.sort((a, b) => a - b);
-  return { p50: times[Math.floor(n / 2)], p99: times[Math.floor(n * 0.99)] };
 }
 
 export async function run({ duration = 10 } = {}) {

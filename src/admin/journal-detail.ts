@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { redactHeaders, redactText } from '../redact.js';
+import type { SharedDetail, SharedListed, SharedMessage } from '../store/index.js';
 
 /** Bytes of each body the journal keeps; the rest is cut and the body marked `truncated`. */
 export const BODY_CAP = 16_384;
@@ -7,15 +8,11 @@ export const BODY_CAP = 16_384;
 export const KEEP_DETAILS = 500;
 
 /** One side of an exchange as the journal shows it: secrets masked, the body cut at BODY_CAP bytes. */
-export interface JournalMessage {
-  headers: Record<string, string>;
-  /** The body as text (a JSON request body as the server parsed it, written out again); null when there was none. */
-  body: string | null;
-  /** The body was longer than BODY_CAP bytes: `body` holds its start. */
-  truncated: boolean;
-  /** The whole body's size in bytes. */
-  bytes: number;
-}
+export type JournalMessage = SharedMessage;
+/** A request as GET /__admin/requests lists it: the same wherever the journal is kept. */
+export type JournalEntry = SharedListed;
+/** GET /__admin/requests/{id}: an entry with its headers and bodies, both ways; null once no longer kept. */
+export type JournalDetail = SharedDetail;
 
 type Headers = Record<string, string | number | string[] | undefined>;
 

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { SharedJournal } from '../store/index.js';
 import { redactUrl } from '../redact.js';
-import { capture, show } from './journal-detail.js';
-import type { JournalDetail, JournalEntry } from './journal.js';
+import { capture, show, type JournalDetail, type JournalEntry } from './journal-detail.js';
 
 /** What the routes and the dashboard ask of the journal, wherever it is kept. */
 export interface JournalApi {

@@ -3,30 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import { errorResponses, errors } from '../http/errors.js';
 import { ApplicationQuery } from './docs.js';
 import { Type, type Static } from 'typebox';
-import { BODY_CAP, capture, KEEP_DETAILS, show, type Captured, type JournalMessage } from './journal-detail.js';
+import { BODY_CAP, capture, KEEP_DETAILS, show, type Captured, type JournalEntry } from './journal-detail.js';
 import { redactUrl } from '../redact.js';
 import { sharedJournal, type JournalApi } from './journal-shared.js';
 
-export type { JournalMessage } from './journal-detail.js';
-
-export interface JournalEntry {
-  /** Order of arrival, across applications. */
-  id: number;
-  at: string;
-  method: string;
-  path: string;
-  status: number;
-  duration_ms: number;
-  application: string | null;
-  /** The request's id in the logs and in the integration report's examples. */
-  req_id: string;
-}
-
-/** GET /__admin/requests/{id}: an entry with its headers and bodies, both ways; null once no longer kept. */
-export interface JournalDetail extends JournalEntry {
-  request: JournalMessage | null;
-  response: JournalMessage | null;
-}
+export type { JournalDetail, JournalEntry, JournalMessage } from './journal-detail.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

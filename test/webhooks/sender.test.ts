@@ -1,11 +1,11 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
 import https from 'node:https';
-import net, { type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { WebhookSender } from '../../src/webhooks/sender.js';
 import { splitCredentials } from '../../src/webhooks/url.js';
 import { deadPort, startReceiver } from './receiver.js';
+import { startForwardProxy } from '../proxy/servers.js';
 
 t.test('one POST with the exact body, JSON content type and the given headers', async (t) => {
   const rx = await startReceiver();
@@ -97,32 +97,9 @@ t.test('keep-alive: many sequential posts reuse one connection', async (t) => {
   t.ok(connections <= 2, `20 posts over ${connections} connection(s)`);
 });
 
-/** A forward proxy on 127.0.0.1 that tunnels CONNECT requests (as undici sends through a proxy) and records each target. */
-async function startProxy() {
-  const tunnels: string[] = [];
-  const server = http.createServer((_req, res) => res.writeHead(405).end());
-  server.on('connect', (req: http.IncomingMessage, client: Socket, head: Buffer) => {
-    tunnels.push(req.url ?? '');
-    const [host, port] = (req.url ?? '').split(':');
-    const upstream = net.connect(Number(port), host, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(client).pipe(upstream);
-    });
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    tunnels,
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
-  };
-}
-
 t.test('deliveries go through the proxy HTTP_PROXY and HTTPS_PROXY name, except to NO_PROXY hosts', async (t) => {
   const rx = await startReceiver();
-  const proxy = await startProxy();
+  const proxy = await startForwardProxy();
   const through = new WebhookSender({ proxy: { httpProxy: proxy.url, httpsProxy: proxy.url } });
   const bypass = new WebhookSender({ proxy: { httpProxy: proxy.url, noProxy: '127.0.0.1' } });
   t.teardown(async () => {
