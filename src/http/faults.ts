@@ -142,35 +142,40 @@ class StoredFaults implements Faults {
     return this.#index(application) !== undefined || this.#index('') !== undefined;
   }
 
+  /**
+   * One write of the faults stored under `key`: `fn` changes them by replacing entries (never in
+   * place: the server's state is copied shallowly), and says whether the armed set changed, which
+   * moves the revision (a count going down does not).
+   */
+  async #change(key: string, fn: (faults: Record<string, Fault>) => boolean): Promise<void> {
+    if (key !== '') return this.store.update(key, (t) => void (fn(t.faults) && t.faults_rev++));
+    return this.store.updateServer((s) => {
+      const faults = { ...s.faults };
+      if (fn(faults)) s.faults_rev = (s.faults_rev ?? 0) + 1;
+      s.faults = faults;
+    });
+  }
+
   async add(f: Omit<Fault, 'id'>): Promise<Fault> {
     const checked = checkedFault(f);
     const key = checked.application ?? '';
     const cap = key === '' ? MAX_SERVER_FAULTS : MAX_FAULTS;
-    const full = (n: number) => {
-      if (n < cap) return;
+    const full = (faults: Readonly<Record<string, Fault>>) => {
+      if (Object.keys(faults).length < cap) return;
       const whose = key === '' ? 'server-wide faults' : `faults of application "${clip(key)}"`;
       throw errors.atCapacity(`${cap} ${whose} are armed, the most there can be: DELETE /__admin/faults disarms them`);
     };
     // Checked before an id is taken (a refused fault uses up none), and again in the write (arming at once).
-    full(Object.keys(this.#stored(key).faults).length);
-    let fault: Fault | undefined;
-    await this.store.updateServer((s) => {
-      const id = (s.fault_seq = (s.fault_seq ?? 0) + 1);
-      fault = { ...checked, id };
-      if (key !== '') return;
-      full(Object.keys(s.faults ?? {}).length);
-      s.faults = { ...s.faults, [id]: copy(fault) };
-      s.faults_rev = (s.faults_rev ?? 0) + 1;
+    full(this.#stored(key).faults);
+    let id = 0;
+    await this.store.updateServer((s) => void (id = s.fault_seq = (s.fault_seq ?? 0) + 1));
+    const fault = { ...checked, id };
+    await this.#change(key, (faults) => {
+      full(faults);
+      faults[id] = copy(fault);
+      return true;
     });
-    const armed = fault as Fault;
-    if (key !== '') {
-      await this.store.update(key, (t) => {
-        full(Object.keys(t.faults).length);
-        t.faults[armed.id] = copy(armed);
-        t.faults_rev++;
-      });
-    }
-    return armed;
+    return fault;
   }
 
   async take(application: string, method: string, paths: string[]): Promise<Fault | null> {
@@ -179,41 +184,18 @@ class StoredFaults implements Faults {
     for (let look = 0; look < 3; look++) {
       const candidate = earlier(this.#index(application)?.find(method, paths), this.#index('')?.find(method, paths));
       if (!candidate) return null;
-      const used = await this.#use(candidate);
+      let used: Fault | null = null;
+      await this.#change(candidate.application ?? '', (faults) => {
+        const f = faults[candidate.id];
+        if (!f) return false;
+        used = copy(f);
+        if (f.times > 1) faults[candidate.id] = { ...f, times: f.times - 1 };
+        else delete faults[candidate.id];
+        return f.times <= 1;
+      });
       if (used) return used;
     }
     return null;
-  }
-
-  /** Takes one use of `fault` in the store; the fault as it was, or null when it is gone. */
-  async #use(fault: Fault): Promise<Fault | null> {
-    const id = String(fault.id);
-    let used: Fault | null = null;
-    if (fault.application === null) {
-      await this.store.updateServer((s) => {
-        const f = s.faults?.[id];
-        if (!f) return;
-        used = copy(f);
-        s.faults = { ...s.faults };
-        if (f.times > 1) s.faults[id] = { ...f, times: f.times - 1 };
-        else {
-          delete s.faults[id];
-          s.faults_rev = (s.faults_rev ?? 0) + 1;
-        }
-      });
-    } else {
-      await this.store.update(fault.application, (t) => {
-        const f = t.faults[id];
-        if (!f) return;
-        used = copy(f);
-        if (f.times > 1) f.times--;
-        else {
-          delete t.faults[id];
-          t.faults_rev++;
-        }
-      });
-    }
-    return used;
   }
 
   list(application?: string): Fault[] {
@@ -222,21 +204,13 @@ class StoredFaults implements Faults {
   }
 
   async clear(application?: string): Promise<void> {
-    const apps = (application === undefined ? this.store.applications() : [application]).filter((a) => Object.keys(this.store.tenant(a).faults).length > 0);
-    if (application === undefined && Object.keys(this.store.server().faults ?? {}).length > 0) {
-      await this.store.updateServer((s) => {
-        delete s.faults;
-        s.faults_rev = (s.faults_rev ?? 0) + 1;
-      });
-    }
-    await Promise.all(
-      apps.map((a) =>
-        this.store.update(a, (t) => {
-          for (const id of Object.keys(t.faults)) delete t.faults[id];
-          t.faults_rev++;
-        }),
-      ),
-    );
+    // With an application, only its own: the server-wide ones stay.
+    const keys = application === undefined ? ['', ...this.store.applications()] : [application];
+    const dropAll = (faults: Record<string, Fault>) => {
+      for (const id of Object.keys(faults)) delete faults[id];
+      return true;
+    };
+    await Promise.all(keys.filter((k) => Object.keys(this.#stored(k).faults).length > 0).map((k) => this.#change(k, dropAll)));
   }
 }
 

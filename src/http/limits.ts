@@ -22,6 +22,13 @@ declare module 'fastify' {
   }
 }
 
+/** A shared sandbox's limits per application (--shared): its state size, its request rate, and turns. */
+async function limits(app: FastifyInstance, opts: LimitsOptions) {
+  if (opts.stateRecords > 0) stateLimit(app, opts.stateRecords);
+  if (opts.perSecond > 0) await rateLimits(app, opts);
+  fairTurns(app);
+}
+
 /**
  * A shared sandbox's request rate per application (--rate-limit, only with --shared): one noisy
  * partner cannot take the server's time from the others. @fastify/rate-limit, keyed by the
@@ -34,12 +41,6 @@ declare module 'fastify' {
  * that takes the CPU from everyone else. Held, it sends at most one request per connection per
  * window.
  */
-async function limits(app: FastifyInstance, opts: LimitsOptions) {
-  if (opts.stateRecords > 0) stateLimit(app, opts.stateRecords);
-  if (opts.perSecond > 0) await rateLimits(app, opts);
-  fairTurns(app);
-}
-
 async function rateLimits(app: FastifyInstance, opts: LimitsOptions) {
   await app.register(rateLimit, {
     global: true,
@@ -63,16 +64,16 @@ async function rateLimits(app: FastifyInstance, opts: LimitsOptions) {
 }
 
 /** How many requests of one application start in one turn of the event loop. */
-export const FAIR_TURN = 4;
+const FAIR_TURN = 4;
 
 /**
  * Applications take turns (only with --shared): in one turn of the event loop at most FAIR_TURN
  * requests of an application start; the rest wait, in order, for the next turns, and each turn the
  * waiting applications start FAIR_TURN each. Between two turns Node reads the sockets again, so the
  * request of a quiet application is answered after at most a few of a noisy one's, not after every
- * request the noisy one had sent at once: 100 requests of one application answered back to back
- * held a neighbour's request 25 ms (bench/tenants.js). One application alone loses nothing but the
- * turns: its requests still go one after another, as fast as the loop turns.
+ * request the noisy one had sent at once (in the tests, after 8 of 60 sent together rather than
+ * after all 60). One application alone loses nothing but the turns: its requests still go one after
+ * another, as fast as the loop turns.
  */
 function fairTurns(app: FastifyInstance) {
   const started = new Map<string, number>();
