@@ -8,7 +8,7 @@
 // have a 1 ms grain, so a client on node:http also times 2,000 requests one after another per
 // server, to the microsecond.
 import { join } from 'node:path';
-import { APP_HEADER, freePort, httpClient, load, root, sequential, startProcess, stop } from './lib.js';
+import { APP_HEADER, freePort, httpClient, inTurn, load, root, startProcess, stop } from './lib.js';
 
 const cli = join(root, 'dist/bin/mock-server.js');
 const ARMED = 10_000;
@@ -50,29 +50,8 @@ export async function run({ duration = 10 } = {}) {
     await arm(servers['each tested'].base, tested);
     const list = await (await fetch(`${servers.none.base}/api/v3/activities?limit=100`, { headers: APP_HEADER })).json();
     const paths = list.data.map((a) => `/api/v3/activities/${a.uuid}`);
-    const runs = Object.fromEntries(Object.keys(servers).map((k) => [k, []]));
-    const seq = Object.fromEntries(Object.keys(servers).map((k) => [k, []]));
-    for (const s of Object.values(servers)) await load(s.base, paths, { duration: 3, connections: 10 });
-    for (let round = 0; round < 2; round++) {
-      for (const [name, s] of Object.entries(servers)) {
-        runs[name].push(await load(s.base, paths, { duration: duration / 2, connections: 10 }));
-        seq[name].push(await sequential(s.base, paths));
-      }
-    }
-    const out = {};
-    for (const name of Object.keys(servers)) {
-      const [a, b] = runs[name];
-      const [x, y] = seq[name];
-      out[`GET /activities/{uuid}, 10 connections, faults ${name === 'none' ? 'none' : `${ARMED} ${name}`}`] = {
-        rps: (a.rps + b.rps) / 2,
-        p50_ms: Math.max(a.p50, b.p50),
-        p99_ms: Math.max(a.p99, b.p99),
-        max_ms: Math.max(a.max, b.max),
-        sequential_p50_us: Math.max(x.p50, y.p50),
-        sequential_p99_us: Math.max(x.p99, y.p99),
-        non2xx: a.non2xx + b.non2xx,
-      };
-    }
+    const figures = await inTurn(servers, paths, duration, (base, seconds) => load(base, paths, { duration: seconds, connections: 10 }));
+    const out = Object.fromEntries(Object.entries(figures).map(([name, f]) => [`GET /activities/{uuid}, 10 connections, faults ${name === 'none' ? 'none' : `${ARMED} ${name}`}`, f]));
     return out;
   } finally {
     for (const s of Object.values(servers)) await stop(s.child);

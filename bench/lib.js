@@ -144,3 +144,36 @@ export async function sequential(base, paths, n = 2000) {
   times.sort((a, b) => a - b);
   return { p50: times[Math.floor(n / 2)], p99: times[Math.floor(n * 0.99)] };
 }
+
+/**
+ * Servers compared in the same run: a 3 s warm-up each, then each in turn twice (the machine's
+ * speed drifts over a run), `measure(base, seconds)` for half the duration and then 2,000
+ * sequential requests; per server, the worse of its two rounds.
+ */
+export async function inTurn(servers, paths, duration, measure) {
+  const runs = Object.fromEntries(Object.keys(servers).map((k) => [k, []]));
+  const seq = Object.fromEntries(Object.keys(servers).map((k) => [k, []]));
+  for (const s of Object.values(servers)) await measure(s.base, 3);
+  for (let round = 0; round < 2; round++) {
+    for (const [name, s] of Object.entries(servers)) {
+      runs[name].push(await measure(s.base, duration / 2));
+      seq[name].push(await sequential(s.base, paths));
+    }
+  }
+  return Object.fromEntries(
+    Object.keys(servers).map((name) => {
+      const [a, b] = runs[name];
+      const [x, y] = seq[name];
+      return [name, {
+        rps: (a.rps + b.rps) / 2,
+        p50_ms: Math.max(a.p50, b.p50),
+        p99_ms: Math.max(a.p99, b.p99),
+        max_ms: Math.max(a.max, b.max),
+        sequential_p50_us: Math.max(x.p50, y.p50),
+        sequential_p99_us: Math.max(x.p99, y.p99),
+        non2xx: a.non2xx + b.non2xx,
+        errors: (a.errors ?? 0) + (b.errors ?? 0),
+      }];
+    }),
+  );
+}

@@ -7,7 +7,7 @@
 // most 2 ms to p50 at 500 req/s.
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { APP_HEADER, freePort, root, sequential, startProcess, stop } from './lib.js';
+import { APP_HEADER, freePort, inTurn, root, startProcess, stop } from './lib.js';
 
 const cli = join(root, 'dist/bin/mock-server.js');
 const RATE = 500;
@@ -37,30 +37,8 @@ export async function run({ duration = 10 } = {}) {
   try {
     const list = await (await fetch(`${upstream.base}/api/v3/activities?limit=100`, { headers: APP_HEADER })).json();
     const paths = list.data.map((a) => `/api/v3/activities/${a.uuid}`);
-    const runs = { direct: [], proxied: [] };
-    const seq = { direct: [], proxied: [] };
-    for (const s of Object.values(servers)) await paced(s.base, paths, 3);
-    for (let round = 0; round < 2; round++) {
-      for (const [name, s] of Object.entries(servers)) {
-        runs[name].push(await paced(s.base, paths, duration / 2));
-        seq[name].push(await sequential(s.base, paths));
-      }
-    }
-    const out = {};
-    for (const name of Object.keys(servers)) {
-      const [a, b] = runs[name];
-      const [x, y] = seq[name];
-      out[`GET /activities/{uuid} at ${RATE} req/s, ${name}`] = {
-        rps: (a.rps + b.rps) / 2,
-        p50_ms: Math.max(a.p50, b.p50),
-        p99_ms: Math.max(a.p99, b.p99),
-        max_ms: Math.max(a.max, b.max),
-        sequential_p50_us: Math.max(x.p50, y.p50),
-        sequential_p99_us: Math.max(x.p99, y.p99),
-        non2xx: a.non2xx + b.non2xx,
-        errors: a.errors + b.errors,
-      };
-    }
+    const figures = await inTurn(servers, paths, duration, (base, seconds) => paced(base, paths, seconds));
+    const out = Object.fromEntries(Object.entries(figures).map(([name, f]) => [`GET /activities/{uuid} at ${RATE} req/s, ${name}`, f]));
     const [d, p] = [out[`GET /activities/{uuid} at ${RATE} req/s, direct`], out[`GET /activities/{uuid} at ${RATE} req/s, proxied`]];
     out['added by the proxy'] = { p50_ms: p.p50_ms - d.p50_ms, sequential_p50_us: p.sequential_p50_us - d.sequential_p50_us, sequential_p99_us: p.sequential_p99_us - d.sequential_p99_us };
     return out;
