@@ -1,7 +1,6 @@
 import type { DriftFlags } from '../cli-flags.js';
 import type { Difference, DriftResult } from './run.js';
-
-const xml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] as string);
+import { junitDocument, xml } from '../junit.js';
 
 /** One difference in a line: what the mock answers against what the upstream does. */
 function line(d: Difference): string {
@@ -39,15 +38,7 @@ export function formatDrift(r: DriftResult, format: DriftFlags['format']): strin
       return `    <testcase classname="drift" name="${xml(operation)}">${inner}</testcase>`;
     });
     cases.push(...r.skipped.map((s) => `    <testcase classname="drift" name="${xml(s.operation)}"><skipped message="${xml(s.why)}"/></testcase>`));
-    const failures = groups.size;
-    return [
-      '<?xml version="1.0" encoding="UTF-8"?>',
-      `<testsuites name="mock-server drift" tests="${cases.length}" failures="${failures}" skipped="${r.skipped.length}">`,
-      `  <testsuite name="${xml(r.upstream)}" tests="${cases.length}" failures="${failures}" skipped="${r.skipped.length}">`,
-      ...cases,
-      '  </testsuite>',
-      '</testsuites>',
-    ].join('\n');
+    return junitDocument({ name: 'mock-server drift', suite: r.upstream, cases, failures: groups.size, skipped: r.skipped.length });
   }
   const lines = [
     `Drift check of ${r.upstream} against the mock at ${r.mock} (application ${r.application})`,

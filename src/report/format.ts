@@ -1,4 +1,5 @@
 import type { IntegrationReport as Report } from '../control-client.js';
+import { junitDocument, xml } from '../junit.js';
 
 export type ReportFormat = 'text' | 'json' | 'junit' | 'markdown';
 export type FailOn = 'error' | 'warning' | 'never';
@@ -42,8 +43,6 @@ export function formatReport(report: Report, format: ReportFormat, failOn: FailO
   return lines.join('\n');
 }
 
-const xml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] as string);
-
 function junit(report: Report, failOn: FailOn): string {
   const cases: string[] = [];
   let failures = 0;
@@ -67,13 +66,5 @@ function junit(report: Report, failOn: FailOn): string {
     failures++;
     cases.push(`    <testcase classname="requests" name="made requests"><failure message="${xml(`application ${report.application} made no request`)}"/></testcase>`);
   }
-  const n = cases.length;
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="mock-server report" tests="${n}" failures="${failures}" skipped="${skipped}">`,
-    `  <testsuite name="${xml(report.application)}" tests="${n}" failures="${failures}" skipped="${skipped}" timestamp="${xml(report.since)}">`,
-    ...cases,
-    '  </testsuite>',
-    '</testsuites>',
-  ].join('\n');
+  return junitDocument({ name: 'mock-server report', suite: report.application, cases, failures, skipped, timestamp: report.since });
 }

@@ -1,4 +1,5 @@
 import type { CheckReport } from './check.js';
+import { junitDocument, xml } from '../junit.js';
 
 export const CHECK_FORMATS = ['text', 'json', 'junit'] as const;
 export type CheckFormat = (typeof CHECK_FORMATS)[number];
@@ -25,8 +26,6 @@ export function formatCheckReport(report: CheckReport, format: CheckFormat): str
   return lines.join('\n');
 }
 
-const xml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] as string);
-
 function junit(report: CheckReport): string {
   const failures = report.checks.filter((c) => c.result === 'failed').length;
   const skipped = report.checks.filter((c) => c.result === 'skipped').length;
@@ -36,12 +35,5 @@ function junit(report: CheckReport): string {
       c.result === 'failed' ? `<failure message="${xml(c.advice)}">${out}</failure>` : c.result === 'skipped' ? `<skipped message="${xml(c.advice)}"/>` : `<system-out>${out}</system-out>`;
     return `    <testcase classname="webhooks.check" name="${xml(`${c.id}: ${c.title}`)}">${inner}</testcase>`;
   });
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="mock-server webhooks check" tests="${report.checks.length}" failures="${failures}" skipped="${skipped}">`,
-    `  <testsuite name="${xml(report.receiver)}" tests="${report.checks.length}" failures="${failures}" skipped="${skipped}">`,
-    ...cases,
-    '  </testsuite>',
-    '</testsuites>',
-  ].join('\n');
+  return junitDocument({ name: 'mock-server webhooks check', suite: report.receiver, cases, failures, skipped });
 }
