@@ -72,10 +72,14 @@ export default async function clockRoutes(app: FastifyInstance) {
       if ((advance === undefined) === (set === undefined)) {
         throw errors.validation('body needs exactly one of "advance" (ISO 8601 duration) or "set" (date-time)');
       }
+      // One reading of the server clock for the whole move: with two, a millisecond could pass
+      // between them and an application's advance of PT2H would move its clock 1 ms short.
+      const serverNow = app.clock.now().getTime();
       let to: number;
       if (advance !== undefined) {
         try {
-          to = addDuration(app.now(application), parseDuration(advance)).getTime();
+          const own = application === undefined ? 0 : app.store.tenant(application).clock_offset_ms;
+          to = addDuration(new Date(serverNow + own), parseDuration(advance)).getTime();
         } catch (e) {
           if (e instanceof DurationError || e instanceof RangeError) throw errors.validation(`body "advance": ${clip(e.message, 200)}`);
           throw e;
@@ -91,7 +95,7 @@ export default async function clockRoutes(app: FastifyInstance) {
       // Kept in the store: after a restart, token expiry, pending retries and scenario steps go on at
       // the time they were moved to, not back at real time.
       if (application !== undefined) {
-        const own = to - app.clock.now().getTime();
+        const own = to - serverNow;
         await app.store.update(application, (t) => void (t.clock_offset_ms = own));
         // Retries and scenario steps due on the application's new time run at once.
         app.clock.notify?.();
