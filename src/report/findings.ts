@@ -60,6 +60,7 @@ const REFUSALS = {
   'activity-not-accessible': kind('error', 'An activity that is not published (DRAFT or REVIEW) was asked for (answered 403)', 'Offer only activities the listings return; drop ids that answer 403.'),
   'unknown-route': kind('error', 'A path the API does not have (answered 404)', 'Check the method and path against /docs (and the base path).'),
   'whole-order-cancellation': kind('error', 'A whole order was cancelled with DELETE /orders/{uuid}: the API has no such operation (answered 404)', 'Cancel each item: DELETE /orders/{order}/items/{item}, after reading its refund policies.'),
+  'id-of-other-application': kind('error', 'A cart or order created under another application header was used (answered 404 code 1400)', 'Send the same {prefix}Application on every request: a cart or order belongs to the application that created it (look for two application names in the client\'s configuration).'),
   'not-found': kind('error', 'A resource that does not exist was asked for (answered 404 code 1400)', 'Use ids exactly as the API answered them, in the same application; carts without an order expire after 3 months.'),
   'invalid-value': kind('error', 'A parameter or body value that breaks its rule (answered 400)', 'Send the value in the type, format and range the operation documents in /docs.'),
   'invalid-json-body': kind('error', 'A request body that is not JSON, or empty where one is needed (answered 400)', 'Send a JSON body (JSON.stringify it) with Content-Type: application/json.'),
