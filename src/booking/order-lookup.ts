@@ -16,7 +16,7 @@ export function heldElsewhere(app: FastifyInstance, request: FastifyRequest, wha
   const collection = what === 'Cart' ? 'carts' : 'orders';
   const owner = app.store.applications().find((a) => a !== mine && app.store.tenant(a)[collection][uuid]);
   if (owner === undefined) return null;
-  return `${what} ${clip(uuid)} was created under application "${clip(owner)}", not "${clip(mine)}": send the ${app.config.headerPrefix}Application header it was created with`;
+  return `${what} ${clip(uuid)} was created under application "${clip(owner)}": send the ${app.config.headerPrefix}Application header it was created with`;
 }
 
 /** An order of the request's application, or 404 1400 (saying so when the id is an order identifier or an item code). */
