@@ -33,11 +33,9 @@ export const MAX_FINDINGS = 1000;
 const MAX_OTHERS = 3;
 
 /** Keeps a detail of a grouped finding among its examples (the first one's is `detail`). */
-export function addDetail(f: Noted, detail: string | null): boolean {
+export function addDetail(f: Noted, detail: string | null): void {
   const others = (f.others ??= []);
-  if (detail === null || detail === f.detail || others.includes(detail) || others.length >= MAX_OTHERS) return false;
-  others.push(detail);
-  return true;
+  if (detail !== null && detail !== f.detail && !others.includes(detail) && others.length < MAX_OTHERS) others.push(detail);
 }
 
 /** The advice's `{version}`: the version the client sends on its other requests, if it sends one. */
