@@ -421,8 +421,7 @@ function Report({ data, application }) {
       <span class=${`badge verdict-${r.verdict}`}>${r.verdict.toUpperCase()}</span>
       <span class="muted">${r.requests} requests since ${time(r.since)}; ${done} of ${r.coverage.steps.length} booking steps done</span></div>
     <h3>Findings</h3>
-    ${r.findings.length === 0 && html`<p class="muted">None.</p>`}
-    <table class="findings">
+    ${r.findings.length === 0 ? html`<p class="muted">No finding: nothing this application sent needs fixing.</p>` : html`<table class="findings">
       <thead><tr><th>severity</th><th>finding</th><th>count</th><th>first / last</th></tr></thead>
       <tbody>${r.findings.map((f) => html`<tr>
         <td><span class=${`badge ${f.severity}`}>${f.severity}</span></td>
@@ -430,7 +429,7 @@ function Report({ data, application }) {
         <td class="num">${f.count}</td>
         <td class="small">${f.first.method} ${f.first.path}<br />${time(f.first.at)} (${f.first.reqId})<br />last ${time(f.last.at)}</td>
       </tr>`)}</tbody>
-    </table>
+    </table>`}
     <div class="columns">
       <div><h3>Booking steps</h3><${Checks} items=${r.coverage.steps} /></div>
       <div><h3>Error paths met</h3><${Checks} items=${r.coverage.error_paths} /></div>

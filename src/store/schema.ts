@@ -145,6 +145,8 @@ export interface ServerState {
 export interface State {
   /** File format version; bumped with a migration when a change is not additive. */
   version: 1;
+  /** The mock-server that last opened the file to write it, so that an older one can say which refuses it. */
+  mock_server?: string;
   server: ServerState;
   tenants: Record<string, Tenant>;
 }
@@ -188,6 +190,16 @@ export function emptyState(): State {
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * For a state file of a later format than this mock-server reads: which mock-server wrote it, as the
+ * file tells (its version, else the format's); null for any other file.
+ */
+export function newerWriter(raw: unknown): string | null {
+  if (!isObject(raw) || typeof raw.version !== 'number' || !(raw.version > STATE_VERSION)) return null;
+  const by = typeof raw.mock_server === 'string' ? `${raw.mock_server.slice(0, 40)}, ` : '';
+  return `${by}state version ${raw.version}`;
+}
 
 /**
  * Checks a parsed state file and fills collections added since it was written. Returns a message
