@@ -76,7 +76,9 @@ export class AppBook {
    */
   note(id: FindingId, example: RawExample, detail: string | null = null, extra?: { key?: string; group?: string; operation?: string; answer?: Answer }): void {
     const group = extra?.group ?? extra?.key ?? detail;
-    const key = group === null ? id : `${id}\u0000${group}`;
+    // The key is a key of the tenant's report collection, which PostgreSQL keeps as text: no NUL in
+    // it (a client's bytes can reach the group), and a unit separator between id and group.
+    const key = group === null ? id : `${id}\u001f${group.replaceAll('\u0000', '\ufffd')}`;
     const f = this.findings.get(key);
     if (f) {
       f.count++;

@@ -162,7 +162,7 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
       return;
     }
     const answer = { status, code: err.code, message: clip(err.message, 300) };
-    note(id, `${operation}: ${status} "${clip(err.message, 200)}"`, { key: `${operation}\u0000${status} ${err.code} ${normalize(err.message)}`, operation, answer });
+    note(id, `${operation}: ${status} "${clip(err.message, 200)}"`, { key: `${operation}\u001f${status} ${err.code} ${normalize(err.message)}`, operation, answer });
     let body = '';
     try {
       body = JSON.stringify(request.body ?? null).slice(0, 2000);
