@@ -1,0 +1,51 @@
+// Control writes sent at once, to one instance or to two sharing a PostgreSQL database: each is
+// decided under the store's lock on the state as it is then, so none is lost or applied twice.
+import t, { type Test } from 'tap';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { systemClock } from '../../src/clock.js';
+import { createStore } from '../../src/store/index.js';
+import { buildTestApp } from '../helper.js';
+import { startPostgres } from '../pg/server.js';
+import { tempDir } from '../tmp.js';
+
+const pg = await startPostgres(t);
+let databases = 0;
+
+/** The places a control write may race: two instances on one database, or one instance on a state file. */
+const setups: Record<string, (t: Test) => Promise<FastifyInstance[]>> = {
+  postgres: async (t) => {
+    const url = await pg.createDatabase(`control_${++databases}`);
+    return Promise.all([0, 1].map(async () => started(t, await buildTestApp({ store: await createStore(url), clock: systemClock() }))));
+  },
+  'file store': async (t) => [started(t, await buildTestApp({ store: await createStore(join(tempDir(t), 'state.json')), clock: systemClock() }))],
+};
+
+function started(t: Test, app: FastifyInstance): FastifyInstance {
+  t.teardown(() => app.close());
+  return app;
+}
+
+const HOUR = 3_600_000;
+const times = <T>(n: number, fn: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => fn(i));
+
+for (const [where, setup] of Object.entries(setups)) {
+  t.test(`${where}: twelve PT1H advances at once move a clock 12 h, an application's and the server's`, async (t) => {
+    const apps = await setup(t);
+    const on = (i: number) => apps[i % apps.length] as FastifyInstance;
+    for (const application of ['team', undefined]) {
+      const moves = await Promise.all(times(12, (i) => on(i).inject({ method: 'POST', url: '/__admin/clock', payload: { advance: 'PT1H', application } })));
+      t.same(moves.map((r) => r.statusCode), times(12, () => 200), 'every move answered 200');
+      // Each move started from the time the one before it left: its answer is an hour (and the real
+      // time that passed meanwhile) after the one before.
+      const answered = moves.map((r) => Date.parse(r.json().now)).sort((a, b) => a - b);
+      const gaps = answered.slice(1).map((at, i) => at - (answered[i] as number));
+      t.ok(gaps.every((g) => g >= HOUR && g < HOUR + 60_000), `answers an hour apart: ${gaps.join(', ')}`);
+      for (const [i, app] of apps.entries()) {
+        const read = (await app.inject({ url: `/__admin/clock${application ? `?application=${application}` : ''}` })).json();
+        if (application) t.equal(read.application_offset_ms, 12 * HOUR, `instance ${i}: the application's clock moved exactly 12 h`);
+        else t.equal(read.offset_ms, 12 * HOUR, `instance ${i}: the server clock moved exactly 12 h`);
+      }
+    }
+  });
+}
