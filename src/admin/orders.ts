@@ -49,12 +49,15 @@ export default async function orderAdminRoutes(app: FastifyInstance) {
     async (request) => {
       const { status } = request.body;
       if (!isOrderItemStatus(status)) throw errors.validation(`body "status" must be one of ${ORDER_ITEM_STATUSES.join(', ')}`);
+      const gone = () => errors.notFound(`Order item ${clip(request.params.uuid)} does not exist`);
       const found = app.orderItems.find(request.params.uuid, request.query.application);
-      if (!found) throw errors.notFound(`Order item ${clip(request.params.uuid)} does not exist`);
+      if (!found) throw gone();
       const { application, order } = found;
       const [item, delivery] = await app.store.update(application, (t) => {
-        const o = t.orders[order.uuid] as unknown as Order;
-        const x = o.items.find((i) => i.uuid === request.params.uuid)!;
+        // Found again under the lock: a reset on another instance may have dropped it meanwhile.
+        const o = t.orders[order.uuid] as unknown as Order | undefined;
+        const x = o?.items.find((i) => i.uuid === request.params.uuid);
+        if (!o || !x) throw gone();
         return [x, moveItem(app, t, application, o, x, status)] as const;
       });
       sendAll(app, [delivery]);

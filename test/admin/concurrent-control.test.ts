@@ -3,8 +3,9 @@
 import t, { type Test } from 'tap';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { systemClock } from '../../src/clock.js';
-import { createStore } from '../../src/store/index.js';
+import { systemClock, type Clock } from '../../src/clock.js';
+import { createStore, type Store, type Tenant } from '../../src/store/index.js';
+import { bookOrder, overInject } from '../book-order.js';
 import { buildTestApp } from '../helper.js';
 import { startPostgres } from '../pg/server.js';
 import { tempDir } from '../tmp.js';
@@ -13,13 +14,16 @@ const pg = await startPostgres(t);
 let databases = 0;
 
 /** The places a control write may race: two instances on one database, or one instance on a state file. */
-const setups: Record<string, (t: Test) => Promise<FastifyInstance[]>> = {
-  postgres: async (t) => {
-    const url = await pg.createDatabase(`control_${++databases}`);
-    return Promise.all([0, 1].map(async () => started(t, await buildTestApp({ store: await createStore(url), clock: systemClock() }))));
-  },
-  'file store': async (t) => [started(t, await buildTestApp({ store: await createStore(join(tempDir(t), 'state.json')), clock: systemClock() }))],
+const setups: Record<string, (t: Test, clock?: () => Clock) => Promise<FastifyInstance[]>> = {
+  postgres: (t, clock) => onPostgres(t, clock),
+  'file store': async (t, clock) => [started(t, await buildTestApp({ store: await createStore(join(tempDir(t), 'state.json')), ...(clock ? { clock: clock() } : {}) }))],
 };
+
+/** Two instances on a fresh database (a fixed clock each, unless `clock` makes them). */
+async function onPostgres(t: Test, clock?: () => Clock): Promise<FastifyInstance[]> {
+  const url = await pg.createDatabase(`control_${++databases}`);
+  return Promise.all([0, 1].map(async () => started(t, await buildTestApp({ store: await createStore(url), ...(clock ? { clock: clock() } : {}) }))));
+}
 
 function started(t: Test, app: FastifyInstance): FastifyInstance {
   t.teardown(() => app.close());
@@ -31,7 +35,7 @@ const times = <T>(n: number, fn: (i: number) => T): T[] => Array.from({ length: 
 
 for (const [where, setup] of Object.entries(setups)) {
   t.test(`${where}: twelve PT1H advances at once move a clock 12 h, an application's and the server's`, async (t) => {
-    const apps = await setup(t);
+    const apps = await setup(t, systemClock);
     const on = (i: number) => apps[i % apps.length] as FastifyInstance;
     for (const application of ['team', undefined]) {
       const moves = await Promise.all(times(12, (i) => on(i).inject({ method: 'POST', url: '/__admin/clock', payload: { advance: 'PT1H', application } })));
@@ -49,3 +53,36 @@ for (const [where, setup] of Object.entries(setups)) {
     }
   });
 }
+
+/**
+ * Holds the next update of an instance's store until released: the request has read what it needed
+ * and waits for the application's lock, as it does while another instance's write holds it.
+ */
+function holdNextUpdate(store: Store): { waiting: Promise<void>; release(): void } {
+  const update = store.update;
+  let release = () => {};
+  let reached = () => {};
+  const held = new Promise<void>((r) => (release = r));
+  const waiting = new Promise<void>((r) => (reached = r));
+  store.update = async <T>(application: string, fn: (tenant: Tenant) => T): Promise<T> => {
+    store.update = update;
+    reached();
+    await held;
+    return update.call(store, application, fn) as Promise<T>;
+  };
+  return { waiting, release };
+}
+
+t.test('postgres: an order item reset on one instance while the other moves it is a 404, not a 500', async (t) => {
+  const [a, b] = (await onPostgres(t)) as [FastifyInstance, FastifyInstance];
+  const order = await bookOrder(overInject(a, 'team'));
+  const hold = holdNextUpdate(a.store);
+  const move = a.inject({ method: 'POST', url: `/__admin/order-items/${order.items[0]?.uuid}/status`, payload: { status: 'OK' } });
+  await hold.waiting;
+  t.equal((await b.inject({ method: 'POST', url: '/__admin/reset', payload: { application: 'team' } })).statusCode, 200);
+  hold.release();
+  const res = await move;
+  t.equal(res.statusCode, 404, res.body);
+  t.match(res.json(), { code: String, message: /does not exist/ });
+  t.same(a.store.tenant('team').orders, {}, 'the reset stands: the move wrote nothing');
+});
