@@ -4,7 +4,7 @@ import t, { type Test } from 'tap';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '../../src/clock.js';
-import { createStore, type Store, type Tenant } from '../../src/store/index.js';
+import { createStore, type Store } from '../../src/store/index.js';
 import { bookOrder, overInject } from '../book-order.js';
 import { buildTestApp } from '../helper.js';
 import { startPostgres } from '../pg/server.js';
@@ -55,28 +55,31 @@ for (const [where, setup] of Object.entries(setups)) {
 }
 
 /**
- * Holds the next update of an instance's store until released: the request has read what it needed
- * and waits for the application's lock, as it does while another instance's write holds it.
+ * Holds the next write (`update` or `updateServer`) of an instance's store until released: the
+ * request has read what it needed and waits for the store's lock, as it does while another
+ * instance's write holds it.
  */
-function holdNextUpdate(store: Store): { waiting: Promise<void>; release(): void } {
-  const update = store.update;
+function holdNext(store: Store, write: 'update' | 'updateServer'): { waiting: Promise<void>; release(): void } {
+  const original = store[write] as (...args: unknown[]) => Promise<unknown>;
   let release = () => {};
   let reached = () => {};
   const held = new Promise<void>((r) => (release = r));
   const waiting = new Promise<void>((r) => (reached = r));
-  store.update = async <T>(application: string, fn: (tenant: Tenant) => T): Promise<T> => {
-    store.update = update;
-    reached();
-    await held;
-    return update.call(store, application, fn) as Promise<T>;
-  };
+  Object.assign(store, {
+    [write]: async (...args: unknown[]) => {
+      Object.assign(store, { [write]: original });
+      reached();
+      await held;
+      return original.apply(store, args);
+    },
+  });
   return { waiting, release };
 }
 
 t.test('postgres: an order item reset on one instance while the other moves it is a 404, not a 500', async (t) => {
   const [a, b] = (await onPostgres(t)) as [FastifyInstance, FastifyInstance];
   const order = await bookOrder(overInject(a, 'team'));
-  const hold = holdNextUpdate(a.store);
+  const hold = holdNext(a.store, 'update');
   const move = a.inject({ method: 'POST', url: `/__admin/order-items/${order.items[0]?.uuid}/status`, payload: { status: 'OK' } });
   await hold.waiting;
   t.equal((await b.inject({ method: 'POST', url: '/__admin/reset', payload: { application: 'team' } })).statusCode, 200);
@@ -85,4 +88,18 @@ t.test('postgres: an order item reset on one instance while the other moves it i
   t.equal(res.statusCode, 404, res.body);
   t.match(res.json(), { code: String, message: /does not exist/ });
   t.same(a.store.tenant('team').orders, {}, 'the reset stands: the move wrote nothing');
+});
+
+t.test('postgres: a client revoked on two instances at once is revoked once: one 204, one 404', async (t) => {
+  const [a, b] = (await onPostgres(t)) as [FastifyInstance, FastifyInstance];
+  const registered = await a.inject({ method: 'POST', url: '/__admin/clients', payload: { applications: ['team'], scopes: [] } });
+  const url = `/__admin/clients/${registered.json().client_id}`;
+  const hold = holdNext(a.store, 'updateServer');
+  const first = a.inject({ method: 'DELETE', url });
+  await hold.waiting;
+  t.equal((await b.inject({ method: 'DELETE', url })).statusCode, 204, 'revoked on the other instance');
+  hold.release();
+  const late = await first;
+  t.equal(late.statusCode, 404, 'the revoke that waited finds no client');
+  t.match(late.json(), { code: String, message: /No registered client/ });
 });
