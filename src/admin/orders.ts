@@ -4,19 +4,15 @@ import { moveItem, sendAll } from '../booking/lifecycle.js';
 import { isOrderItemStatus, ORDER_ITEM_STATUSES, TRANSITIONS } from '../lifecycle/order-item-status.js';
 import type { Order } from '../booking/records.js';
 import type { StoredRun } from '../booking/scenario-runner.js';
-import { nextDueAt } from '../scenarios/index.js';
 import { clip, errorResponses, errors } from '../http/errors.js';
 import { ApplicationQuery } from './docs.js';
-
-/** An item's scenario run: where it is and when its next step is due (null when it has ended). */
-const runView = (run: StoredRun | undefined) =>
-  run ? { name: run.scenario.name, started_at: run.started_at, steps_done: run.applied, steps: run.scenario.steps.length, next_step_at: run.stopped ? null : nextDueAt(run), stopped: run.stopped } : null;
+import { runView } from './scenarios.js';
 
 const summary = (application: string, o: Order, runs: Readonly<Record<string, unknown>>) => ({
   application, uuid: o.uuid, id: o.id, identifier: o.identifier, paid: o.paid, version: o.version, created_at: o.created_at, updated_at: o.updated_at,
   items: o.items.map((x) => ({
     uuid: x.uuid, code: x.code, status: x.status, version: x.version, activity_uuid: x.activity_uuid, product_identifier: x.product_identifier,
-    date: `${x.day}${x.time ? ` ${x.time}` : ''}`, quantity: x.quantity, updated_at: x.updated_at, moves: TRANSITIONS[x.status], scenario: runView(runs[x.uuid] as StoredRun | undefined),
+    date: `${x.day}${x.time ? ` ${x.time}` : ''}`, quantity: x.quantity, updated_at: x.updated_at, moves: TRANSITIONS[x.status], scenario: runs[x.uuid] ? runView(runs[x.uuid] as StoredRun) : null,
   })),
 });
 

@@ -2,27 +2,34 @@
 // decided under the store's lock on the state as it is then, so none is lost or applied twice.
 import t, { type Test } from 'tap';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse as Response } from 'fastify';
 import { systemClock, type Clock } from '../../src/clock.js';
+import type { Config } from '../../src/config.js';
 import { createStore, type Store } from '../../src/store/index.js';
-import { bookOrder, overInject } from '../book-order.js';
+import { bookOrder, overInject, overInjectInTurn } from '../book-order.js';
 import { buildTestApp } from '../helper.js';
 import { startPostgres } from '../pg/server.js';
 import { tempDir } from '../tmp.js';
+import { startReceiver } from '../webhooks/receiver.js';
 
 const pg = await startPostgres(t);
 let databases = 0;
 
+interface Options {
+  clock?: () => Clock;
+  config?: Partial<Config>;
+}
+
 /** The places a control write may race: two instances on one database, or one instance on a state file. */
-const setups: Record<string, (t: Test, clock?: () => Clock) => Promise<FastifyInstance[]>> = {
-  postgres: (t, clock) => onPostgres(t, clock),
-  'file store': async (t, clock) => [started(t, await buildTestApp({ store: await createStore(join(tempDir(t), 'state.json')), ...(clock ? { clock: clock() } : {}) }))],
+const setups: Record<string, (t: Test, opts?: Options) => Promise<FastifyInstance[]>> = {
+  postgres: (t, opts) => onPostgres(t, opts),
+  'file store': async (t, opts = {}) => [started(t, await buildTestApp({ store: await createStore(join(tempDir(t), 'state.json')), config: opts.config, ...(opts.clock ? { clock: opts.clock() } : {}) }))],
 };
 
 /** Two instances on a fresh database (a fixed clock each, unless `clock` makes them). */
-async function onPostgres(t: Test, clock?: () => Clock): Promise<FastifyInstance[]> {
+async function onPostgres(t: Test, opts: Options = {}): Promise<FastifyInstance[]> {
   const url = await pg.createDatabase(`control_${++databases}`);
-  return Promise.all([0, 1].map(async () => started(t, await buildTestApp({ store: await createStore(url), ...(clock ? { clock: clock() } : {}) }))));
+  return Promise.all([0, 1].map(async () => started(t, await buildTestApp({ store: await createStore(url), config: opts.config, ...(opts.clock ? { clock: opts.clock() } : {}) }))));
 }
 
 function started(t: Test, app: FastifyInstance): FastifyInstance {
@@ -35,7 +42,7 @@ const times = <T>(n: number, fn: (i: number) => T): T[] => Array.from({ length: 
 
 for (const [where, setup] of Object.entries(setups)) {
   t.test(`${where}: twelve PT1H advances at once move a clock 12 h, an application's and the server's`, async (t) => {
-    const apps = await setup(t, systemClock);
+    const apps = await setup(t, { clock: systemClock });
     const on = (i: number) => apps[i % apps.length] as FastifyInstance;
     for (const application of ['team', undefined]) {
       const moves = await Promise.all(times(12, (i) => on(i).inject({ method: 'POST', url: '/__admin/clock', payload: { advance: 'PT1H', application } })));
@@ -103,3 +110,43 @@ t.test('postgres: a client revoked on two instances at once is revoked once: one
   t.equal(late.statusCode, 404, 'the revoke that waited finds no client');
   t.match(late.json(), { code: String, message: /No registered client/ });
 });
+
+/** Polls `check` every 50 ms until it holds (at most `ms`). */
+async function until(check: () => boolean | Promise<boolean>, ms = 30_000): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (await check()) return true;
+  return check();
+}
+
+for (const [where, setup] of Object.entries(setups)) {
+  t.test(`${where}: a scenario started twice at once on each of 8 items runs once on each, to its end`, async (t) => {
+    const rx = await startReceiver();
+    t.teardown(rx.close);
+    const apps = await setup(t, { config: { webhookUrl: rx.url } });
+    const on = (i: number) => apps[i % apps.length] as FastifyInstance;
+    const items: string[] = [];
+    for (let i = 0; i < 8; i++) items.push((await bookOrder(overInjectInTurn(apps, 'team'))).items[0]!.uuid);
+    for (const [i, item] of items.entries()) {
+      t.equal((await on(i).inject({ method: 'POST', url: `/__admin/order-items/${item}/status`, payload: { status: 'OK' } })).statusCode, 200);
+    }
+    // OK -> REFUND_STARTED at once, CANCELLATION_ERROR a minute later, back to OK five minutes after
+    // that. Each item started twice, once on each instance, all 16 starts at once.
+    const start = (n: number, item: string | undefined) => on(n).inject({ method: 'POST', url: '/__admin/scenarios/cancellation-error-kept/run', payload: { order_item_uuid: item } });
+    const starts = await Promise.all(items.flatMap((item, i) => [start(i, item), start(i + 1, item)]));
+    for (const [i, item] of items.entries()) {
+      const pair = starts.slice(2 * i, 2 * i + 2).sort((a, b) => a.statusCode - b.statusCode) as [Response, Response];
+      t.same(pair.map((r) => r.statusCode), [200, 409], `item ${i}: one start, one 409`);
+      t.match(pair[1].json(), { code: '0', message: /scenario cancellation-error-kept running/, run: { order_item_uuid: item, name: 'cancellation-error-kept', started_at: String, steps: 3, stopped: null } }, `item ${i}: the 409 describes the run going`);
+    }
+    t.equal((await on(0).inject({ method: 'POST', url: '/__admin/clock', payload: { advance: 'PT6M' } })).statusCode, 200);
+    const statuses = (item: string) => rx.received.map((r) => JSON.parse(r.body)).filter((p) => p.order_item_uuid === item).map((p) => p.order_item_status);
+    const ended = () => items.every((item) => statuses(item).length >= 4);
+    t.ok(await until(ended), 'every item reaches the end of the scenario');
+    for (const [i, item] of items.entries()) {
+      t.same(statuses(item), ['OK', 'REFUND_STARTED', 'CANCELLATION_ERROR', 'OK'], `item ${i}: each move's webhook, once, in order`);
+      const read = (await on(i + 1).inject({ url: '/__admin/orders?application=team' })).json();
+      const x = read.orders.flatMap((o: { items: unknown[] }) => o.items).find((y: { uuid: string }) => y.uuid === item);
+      t.match(x, { status: 'OK', scenario: { name: 'cancellation-error-kept', steps_done: 3, stopped: null } }, `item ${i}: back to OK, its run done`);
+    }
+    t.equal((await start(1, items[0])).statusCode, 200, 'a run that has ended may start again');
+  });
+}
