@@ -150,3 +150,21 @@ for (const [where, setup] of Object.entries(setups)) {
     t.equal((await start(1, items[0])).statusCode, 200, 'a run that has ended may start again');
   });
 }
+
+t.test('postgres: the webhook sent again by POST …/notifications carries the status under the lock, not the one read before it', async (t) => {
+  const rx = await startReceiver();
+  t.teardown(rx.close);
+  const [a, b] = (await onPostgres(t, { config: { webhookUrl: rx.url } })) as [FastifyInstance, FastifyInstance];
+  const call = overInject(a, 'team');
+  const order = await bookOrder(call);
+  const item = order.items[0]!.uuid;
+  const hold = holdNext(a.store, 'update');
+  const notify = call('POST', `/orders/${order.uuid}/items/${item}/notifications`);
+  await hold.waiting;
+  t.equal((await b.inject({ method: 'POST', url: `/__admin/order-items/${item}/status`, payload: { status: 'OK' } })).statusCode, 200, 'moved on the other instance meanwhile');
+  hold.release();
+  await notify;
+  const deliveries = (await a.inject({ url: `/__admin/webhooks/deliveries?order_item_uuid=${item}` })).json().deliveries as Array<{ seq: number; payload: Record<string, unknown> }>;
+  const sent = deliveries.sort((x, y) => x.seq - y.seq).map((d) => `${d.payload.order_item_status}@${d.payload.order_item_version}`);
+  t.same(sent, ['OK@2', 'OK@2'], 'the move, then the notification of the status it left');
+});
