@@ -69,7 +69,9 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
       const to = app.catalog.currencyByCode.get(order.currency);
       const [amount, currency] = from && to ? [convert(supplierAmount, from, to), to.code] : [supplierAmount, item.supplier_currency];
       const deliveries = await app.store.update(application, (t) => {
-        const o = t.orders[order.uuid] as unknown as Order;
+        const o = t.orders[order.uuid] as unknown as Order | undefined;
+        // Found again under the lock: a reset on another instance may have dropped it meanwhile.
+        if (!o) throw errors.notFound(`Order ${clip(order.uuid)} does not exist`);
         const x = itemOf(o, item.uuid);
         // Checked again under the application's lock: an item cancelled twice at once is cancelled once.
         if (x.status !== 'OK') throw errors.notCancellable(x.uuid, x.status);

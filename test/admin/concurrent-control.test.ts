@@ -6,7 +6,7 @@ import type { FastifyInstance, LightMyRequestResponse as Response } from 'fastif
 import { systemClock, type Clock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
 import { createStore, type Store } from '../../src/store/index.js';
-import { bookOrder, overInject, overInjectInTurn } from '../book-order.js';
+import { bookOrder, CONFIRM, overInject, overInjectInTurn } from '../book-order.js';
 import { buildTestApp } from '../helper.js';
 import { startPostgres } from '../pg/server.js';
 import { tempDir } from '../tmp.js';
@@ -167,4 +167,36 @@ t.test('postgres: the webhook sent again by POST …/notifications carries the s
   const deliveries = (await a.inject({ url: `/__admin/webhooks/deliveries?order_item_uuid=${item}` })).json().deliveries as Array<{ seq: number; payload: Record<string, unknown> }>;
   const sent = deliveries.sort((x, y) => x.seq - y.seq).map((d) => `${d.payload.order_item_status}@${d.payload.order_item_version}`);
   t.same(sent, ['OK@2', 'OK@2'], 'the move, then the notification of the status it left');
+});
+
+t.test('postgres: a payment or a cancellation of an order that a reset on the other instance dropped meanwhile is a 404, not a 500', async (t) => {
+  const [a, b] = (await onPostgres(t)) as [FastifyInstance, FastifyInstance];
+  /** Sends a partner request of `application` on a, held on its way to the lock while b resets the application. */
+  const resetUnder = async (application: string, token: string, request: { method: 'POST' | 'DELETE'; url: string; payload: object }) => {
+    const hold = holdNext(a.store, 'update');
+    const sent = a.inject({ ...request, url: `/api/v3${request.url}`, headers: { 'x-service-application': application, authorization: `Bearer ${token}` } });
+    await hold.waiting;
+    t.equal((await b.inject({ method: 'POST', url: '/__admin/reset', payload: { application } })).statusCode, 200);
+    hold.release();
+    const res = await sent;
+    t.equal(res.statusCode, 404, `${request.method} ${request.url}: ${res.body}`);
+    t.match(res.json(), { code: '1400', message: /Order .* does not exist/ });
+    t.same(a.store.tenant(application).orders, {}, 'the reset stands');
+  };
+  const login = async (application: string) =>
+    (await a.inject({ method: 'POST', url: '/api/v3/login', headers: { 'x-service-application': application }, payload: { client_id: 'sandbox-client', client_secret: 'sandbox-secret', grant_type: 'client_credentials' } })).json().access_token as string;
+
+  const pay = overInject(a, 'pay');
+  await bookOrder(pay); // logged in, and the product's id known
+  const [s] = await pay('GET', `/activities/${CONFIRM}/dates/2026-01-20`);
+  const cart = await pay('POST', '/carts');
+  await pay('POST', `/carts/${cart.uuid}/items`, [{ product_identifier: s.groups[0].slots[0].products[0].product_id, quantity: 1, language: 'en' }]);
+  await pay('PUT', `/carts/${cart.uuid}/customer`, { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', musement_newsletter: 'NO', allow_profiling: 'NO', thirdparty_newsletter: 'NO', events_related_newsletter: 'NO' });
+  const unpaid = await pay('POST', '/orders', { cart_uuid: cart.uuid });
+  await resetUnder('pay', await login('pay'), { method: 'POST', url: '/payments/no/payment', payload: { uuid: unpaid.uuid } });
+
+  const order = await bookOrder(overInject(a, 'cancel'));
+  const item = order.items[0]!.uuid;
+  t.equal((await a.inject({ method: 'POST', url: `/__admin/order-items/${item}/status`, payload: { status: 'OK' } })).statusCode, 200);
+  await resetUnder('cancel', await login('cancel'), { method: 'DELETE', url: `/orders/${order.uuid}/items/${item}`, payload: { cancellation_reason: 'CANCELLED-BY-CUSTOMER' } });
 });
