@@ -27,7 +27,7 @@ export const runView = (run: StoredRun) => ({
   name: run.scenario.name, started_at: run.started_at, steps_done: run.applied, steps: run.scenario.steps.length, next_step_at: run.stopped ? null : nextDueAt(run), stopped: run.stopped,
 });
 
-/** The scenario run view, as the 409 of a second start and GET /__admin/orders show it. */
+/** The run the 409 of a second start describes: runView's fields and its item. */
 const RunSchema = {
   type: 'object',
   description: 'the run going on the item',

@@ -102,7 +102,7 @@ export const errors = {
     new ApiError(
       409,
       '0',
-      `Order item ${clip(uuid)} has scenario ${run.name} running (started ${run.started_at}, ${run.steps_done} of ${run.steps} steps done): it cannot start again until the run ends`,
+      `Order item ${clip(uuid)} has scenario ${run.name} running (started ${run.started_at}, ${run.steps_done} of ${run.steps} steps done): no scenario starts on it until that run ends`,
       {},
       undefined,
       { run: { order_item_uuid: uuid, ...run } },
