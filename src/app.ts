@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
-import type { Clock } from './clock.js';
+import { keptClock, type Clock, type KeptClock } from './clock.js';
 import type { Catalog } from './seed/catalog.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { installHttpLayerAnswers } from './http/http-layer.js';
@@ -62,6 +62,8 @@ declare module 'fastify' {
     config: Config;
     /** The server clock. Time of an application's requests and work: app.now(application). */
     clock: Clock;
+    /** The server clock kept on the store's offset: POST /__admin/clock moves the offset, every instance follows. */
+    keptClock: KeptClock;
     /**
      * An application's time: the server clock plus the application's own offset (POST /__admin/clock
      * with `application`); without one, the server clock's.
@@ -130,11 +132,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   installJsonBodyParser(app);
   await app.register(storePlugin, { store: deps.store ?? (await createStore('memory')) });
+  app.decorate('keptClock', keptClock(clock, () => app.store.server().clock_offset_ms));
   // A clock moved on another instance sharing the store moves this one's.
-  app.store.onServerChange?.((s) => {
-    const by = s.clock_offset_ms - clock.offset();
-    if (by !== 0) clock.advance(by);
-  });
+  app.store.onServerChange?.(() => app.keptClock.follow());
   // After the store (it closes before it) and before the work it schedules (which closes first).
   await app.register(schedulePlugin, deps.schedule ?? {});
   await app.register(clientsPlugin);

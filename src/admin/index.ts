@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { scenarioRunRoutes } from '../booking/scenario-runner.js';
 import journalRoutes from './journal.js';
 import reportRoutes from './report.js';
 import dashboardRoutes from './dashboard.js';
@@ -12,7 +11,7 @@ import clockRoutes from './clock.js';
 import clientRoutes from './clients.js';
 import resetRoutes from './reset.js';
 import webhookAdminRoutes from './webhooks.js';
-import scenarioAdminRoutes from './scenarios.js';
+import scenarioAdminRoutes, { scenarioRunRoutes } from './scenarios.js';
 import { controlScope, isOpenControlRoute } from './scope.js';
 
 /** The /__admin control plane: untagged, so it stays out of the partner docs. */

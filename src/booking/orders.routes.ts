@@ -164,8 +164,10 @@ export default async function ordersRoutes(app: FastifyInstance) {
     }
     const application = request.service.application;
     const [saved, deliveries] = await app.store.update(application, (t) => {
-      const o = t.orders[order.uuid] as unknown as Order;
-      // Checked again under the application's lock: an order paid twice at once is paid once.
+      const o = t.orders[order.uuid] as unknown as Order | undefined;
+      // Checked again under the application's lock: an order paid twice at once is paid once, and
+      // one dropped meanwhile by a reset on another instance is not found.
+      if (!o) throw errors.notFound(`Order ${clip(order.uuid)} does not exist`);
       if (o.paid) throw errors.alreadyPaid(o.uuid);
       o.paid = true;
       o.updated_at = app.now(application).toISOString();

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import { ApiError, clip, errorResponses, errors } from '../http/errors.js';
+import { ApiError } from '../http/errors.js';
 import { attachedScenario, chaosAt, dueMoves, isFinished, nextDueAt, scenarioReceiverGate, type Scenario, type ScenarioRun } from '../scenarios/index.js';
 import type { Claim } from '../schedule/index.js';
 import type { ScenarioRunRecord, Tenant } from '../store/index.js';
@@ -167,42 +167,3 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
 }
 
 export default fp(scenarioRunnerPlugin, { name: 'scenario-runner', dependencies: ['store', 'schedule', 'webhooks', 'scenarios'], fastify: '5.x' });
-
-function orderAnywhere(app: FastifyInstance, uuid: string, only?: string): { application: string; order: Order } | null {
-  for (const application of only === undefined ? app.store.applications() : [only]) {
-    const order = app.store.tenant(application).orders[uuid] as unknown as Order | undefined;
-    if (order) return { application, order };
-  }
-  return null;
-}
-
-/** POST /__admin/scenarios/{name}/run body {order_item_uuid} or {order_uuid}: runs a scenario now. */
-export async function scenarioRunRoutes(app: FastifyInstance) {
-  app.post<{ Params: { name: string }; Body: { order_item_uuid?: string; order_uuid?: string; application?: string } | undefined }>('/scenarios/:name/run', {
-    schema: {
-      summary: 'Run a scenario on an order item or order',
-      description: 'Body `{order_item_uuid}` (one item; wins when both are given) or `{order_uuid}` (all of its items). Every item must be in the status the scenario starts from.',
-      response: errorResponses({ 400: 'Neither order_item_uuid nor order_uuid', 404: 'No such scenario, order item or order', 409: 'An item is not in the status the scenario starts from', 503: 'The state file did not take the write' }),
-    },
-    // Shown in the control API's document only: the handler checks the body itself.
-    config: { docsOnly: { body: { type: 'object', properties: { order_item_uuid: { type: 'string', format: 'uuid' }, order_uuid: { type: 'string', format: 'uuid' }, application: { type: 'string', description: 'only an item or order of this application' } } } } },
-  }, async (request) => {
-    const scenario = app.scenarios.get(request.params.name);
-    if (!scenario) throw errors.notFound(`Scenario ${clip(request.params.name)} does not exist (GET /__admin/scenarios)`);
-    const { order_item_uuid, order_uuid, application: only } = request.body ?? {};
-    if (!order_item_uuid && !order_uuid) throw errors.validation('body needs "order_item_uuid" or "order_uuid"');
-    // An item names one item (it wins when both are given); an order names all of its items.
-    const found = order_item_uuid ? app.orderItems.find(order_item_uuid, only) : orderAnywhere(app, order_uuid!, only);
-    if (!found) throw errors.notFound(order_item_uuid ? `Order item ${clip(order_item_uuid)} does not exist` : `Order ${clip(order_uuid)} does not exist`);
-    const { application, order } = found;
-    const items = order_item_uuid ? order.items.filter((x) => x.uuid === order_item_uuid) : order.items;
-    const wrong = items.find((x) => x.status !== scenario.from);
-    if (wrong) throw new ApiError(409, '0', `Scenario ${scenario.name} starts from ${scenario.from}; order item ${wrong.uuid} is ${wrong.status}`);
-    const runs = await app.store.update(application, (t) => {
-      const o = t.orders[order.uuid] as unknown as Order;
-      return items.map((x) => app.scenarioRunner.start(t, application, o, x, scenario));
-    });
-    await app.scenarioRunner.tick();
-    return { runs: runs.map((r) => ({ scenario: r.scenario.name, application, order_uuid: r.order_uuid, order_item_uuid: r.order_item_uuid, started_at: r.started_at })) };
-  });
-}
