@@ -48,6 +48,8 @@ export interface Config {
   upstream: string | null;
   /** proxy: a directory the upstream's catalog answers are recorded into as fixture files, or null. */
   record: string | null;
+  /** An Ed25519 private key (PKCS#8 PEM) certificates are signed with; null: the key kept with the state. */
+  certificateKey: string | null;
 }
 
 export const defaults: Readonly<Config> = Object.freeze({
@@ -72,6 +74,7 @@ export const defaults: Readonly<Config> = Object.freeze({
   stateLimit: 50_000,
   upstream: null,
   record: null,
+  certificateKey: null,
 });
 
 export type LogFormat = 'pretty' | 'json';
@@ -119,6 +122,7 @@ export const OPTIONS: readonly Option[] = [
   { key: 'allowPrivateReceivers', flag: 'allow-private-receivers', arg: '', env: ['MOCK_SERVER_ALLOW_PRIVATE_RECEIVERS'], kind: 'bool', help: 'with --shared: receivers partners set may be loopback or private addresses (a private deployment)' },
   { key: 'upstream', flag: 'upstream', arg: 'URL', env: ['MOCK_SERVER_UPSTREAM'], kind: 'string', nullable: true, help: 'proxy and drift: the real service\'s API base URL, e.g. https://sandbox.example.com/api/v3' },
   { key: 'record', flag: 'record', arg: 'DIR', env: ['MOCK_SERVER_RECORD'], kind: 'string', nullable: true, help: 'proxy: record the catalog the upstream answers as fixture files in DIR (serve them with --fixtures DIR)' },
+  { key: 'certificateKey', flag: 'certificate-key', arg: 'FILE', env: ['MOCK_SERVER_CERTIFICATE_KEY'], kind: 'string', nullable: true, defaultText: 'a key made at the first start, kept with the state', help: 'Ed25519 private key (PKCS#8 PEM) that signs certification certificates' },
   { key: 'rateLimit', flag: 'rate-limit', arg: 'N', env: ['MOCK_SERVER_RATE_LIMIT'], kind: 'int', min: 0, max: 1_000_000, help: 'with --shared: partner requests per second per application, past it 429 (0 = no limit)' },
 ];
 
