@@ -101,6 +101,8 @@ export interface Play {
   credentials: { client_id: string; client_secret: string };
   flaws?: Flaws;
   receiver: Receiver;
+  /** Play this run (one `mock-server certify` started) instead of starting one. */
+  run?: string;
 }
 
 /**
@@ -136,7 +138,7 @@ export async function playRun(app: FastifyInstance, p: Play): Promise<string> {
   }
   await login();
   await control('PUT', '/webhooks/config', { application: p.application, url: p.receiver.url, secret: SECRET });
-  const run = await control('POST', '/certifications', { application: p.application });
+  const run = p.run ? await control('GET', `/certifications/${p.run}`) : await control('POST', '/certifications', { application: p.application });
   const setup = Object.fromEntries(run.requirements.map((r: any) => [r.id, r.setup])) as Record<string, any>;
   // The sandbox may not have recorded the last webhook's answer yet: asked again until it has.
   const answer = (requirement: string, value: string) =>
