@@ -143,13 +143,13 @@ function candidates(c: Check, vars: Vars, bound: Record<string, Binding>, facts:
     const t = facts.headers;
     const lacking = c.headers.filter((h) => (t.missing[h] ?? 0) > 0);
     if (c.missing) return lacking.length ? other(lacking.map((h) => ({ kind: 'request', id: t.first_missing[h] ?? '', what: `a request without the ${h} header (${t.missing[h]} in all)` }))) : [];
-    return t.requests > 0 && lacking.length === 0 ? other([{ kind: 'requests', id: `${t.requests} requests`, what: `${t.requests} requests, each with the ${c.headers.join(', ')} headers` }]) : [];
+    return t.requests > 0 && lacking.length === 0 ? other([{ kind: 'requests', id: `${t.requests} requests`, what: `every request (${t.requests}) with the ${c.headers.join(', ')} headers` }]) : [];
   }
   if ('probe' in c) {
     const p = facts.probe;
     return p && p.status !== null && (p.status < 200 || p.status > 299) ? other([{ kind: 'probe', id: p.id, what: `the badly signed webhook was answered ${p.status}` }]) : [];
   }
-  return facts.others ? other([{ kind: 'requests', id: `${facts.requests.length} requests`, what: `every other requirement passed, over ${facts.requests.length} requests` }]) : [];
+  return facts.others ? other([{ kind: 'requests', id: 'all-others-passed', what: `every other requirement passed, over ${facts.requests.length} requests of the journal` }]) : [];
 }
 
 /** A few words on what a check waits for, for the checklist. */
