@@ -1,3 +1,4 @@
+import type { Tenant } from '../store/index.js';
 import type { Evidence, HeaderTally, RequirementStatus } from './predicates.js';
 import { fill, type RequirementDef, type Suite } from './suite.js';
 
@@ -46,6 +47,17 @@ export interface RunRecord {
 }
 
 export const emptyTally = (): HeaderTally => ({ requests: 0, missing: {}, first_missing: {} });
+
+/** Two tallies added up (a relative change: each instance adds what it counted). */
+export function addTally(a: HeaderTally, b: HeaderTally): HeaderTally {
+  const out: HeaderTally = { requests: a.requests + b.requests, missing: { ...a.missing }, first_missing: { ...b.first_missing, ...a.first_missing } };
+  for (const [h, n] of Object.entries(b.missing) as Array<[keyof HeaderTally['missing'], number]>) out.missing[h] = (out.missing[h] ?? 0) + n;
+  return out;
+}
+
+export const runsOf = (t: Readonly<Tenant>) => Object.values(t.certifications) as unknown as RunRecord[];
+/** The application's run that is running, if any (one at a time). */
+export const runningOf = (t: Readonly<Tenant>) => runsOf(t).find((r) => r.state === 'running');
 
 /** What setup shows a partner's CI besides the values: the question, the fault, the scenario, the probe. */
 function shownSetup(def: RequirementDef, values: Record<string, unknown>): Record<string, unknown> {

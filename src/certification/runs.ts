@@ -9,9 +9,10 @@ import { gatherFacts } from './facts.js';
 import { judge, missing } from './judge.js';
 import { evaluate, type HeaderTally } from './predicates.js';
 import { Prober } from './probe.js';
-import { emptyTally, type RunRecord } from './record.js';
+import { armFault, resolveSetup, scenarioSource } from './arrange.js';
+import { addTally, emptyTally, runningOf, runsOf, type RunRecord } from './record.js';
 import { certificateKeys, type CertificateKeys } from './signing.js';
-import { fill, loadSuite, SUITE_FILE, type RequirementDef, type Suite } from './suite.js';
+import { loadSuite, SUITE_FILE, type Suite } from './suite.js';
 
 /** How long a certificate is valid from the moment its run passed. */
 export const VALIDITY_DAYS = 365;
@@ -40,20 +41,14 @@ declare module 'fastify' {
   }
 }
 
-const runsOf = (t: Readonly<Tenant>) => Object.values(t.certifications) as unknown as RunRecord[];
-const runningOf = (t: Readonly<Tenant>) => runsOf(t).find((r) => r.state === 'running');
-
-/** The values a requirement's setup names, some worked out from the catalog when the run starts. */
-function resolveSetup(app: FastifyInstance, def: RequirementDef, now: Date): Record<string, unknown> {
-  const values: Record<string, unknown> = {};
-  const today = now.toISOString().slice(0, 10);
-  for (const [key, v] of Object.entries(def.setup ?? {})) {
-    if (typeof v !== 'object') values[key] = v;
-    else values[key] = app.catalog.activityByUuid.get(v.unavailable_day)?.booking.unavailable_dates.filter((d) => d > today).sort()[0] ?? null;
-  }
-  return values;
-}
-
+/**
+ * Certification runs (docs/certification.md). A run's requirements are evaluated over what the
+ * sandbox keeps anyway (facts.ts, predicates.ts) whenever the run is asked for, and a quarter of a
+ * second after each request or webhook attempt of its application, so that evidence is taken while
+ * the journal still holds it; what changed is stored with the run. The one thing counted here is
+ * which headers each request carried, which nothing else keeps: counted in memory and added to the
+ * run with its next write.
+ */
 async function certificationPlugin(app: FastifyInstance, opts: { keyFile: string | null }) {
   // Runs are judged on the report; behind mock-server proxy the bookings are the upstream's.
   if (!app.integrationReport || app.config.upstream) return void app.decorate('certification', null);
@@ -153,17 +148,7 @@ async function certificationPlugin(app: FastifyInstance, opts: { keyFile: string
   });
   app.webhooks.observe((d) => touch(d.application));
 
-  // A run's scenarios attach to its application's items of the requirement's activity (and lead booker).
-  app.scenarioRunner.setAttachSource((on, application, order, item) => {
-    const run = runningOf(app.store.tenant(application));
-    if (!run) return null;
-    const def = suite.requirements.find((d) => {
-      const s = run.setup[d.id] ?? {};
-      const email = s.lead_booker_email;
-      return d.scenario?.on === on && s.activity === item.activity_uuid && (email === undefined || String(email).toLowerCase() === order.customer.email.trim().toLowerCase());
-    });
-    return def?.scenario ?? null;
-  });
+  app.scenarioRunner.setAttachSource(scenarioSource(app, suite));
 
   app.addHook('onClose', async () => {
     if (timer) clearTimeout(timer);
@@ -177,10 +162,7 @@ async function certificationPlugin(app: FastifyInstance, opts: { keyFile: string
     async start(application) {
       const now = app.now(application);
       const setup = Object.fromEntries(suite.requirements.map((d) => [d.id, resolveSetup(app, d, now)]));
-      const faultDef = suite.requirements.find((d) => d.fault);
-      const fault = faultDef?.fault
-        ? await app.faults.add({ application, method: faultDef.fault.method, path: fill(faultDef.fault.path, setup[faultDef.id] ?? {}), status: faultDef.fault.status, times: 1, delay_ms: 0, ...(faultDef.fault.retry_after_s ? { retry_after_s: faultDef.fault.retry_after_s } : {}) })
-        : null;
+      const fault = await armFault(app, suite, application, setup);
       const ended: RunRecord[] = [];
       const run = await app.store.update(application, (t) => {
         // One run at a time per application: starting again ends the one running.
@@ -233,12 +215,6 @@ async function certificationPlugin(app: FastifyInstance, opts: { keyFile: string
     },
   };
   app.decorate('certification', certification);
-}
-
-function addTally(a: HeaderTally, b: HeaderTally): HeaderTally {
-  const out: HeaderTally = { requests: a.requests + b.requests, missing: { ...a.missing }, first_missing: { ...b.first_missing, ...a.first_missing } };
-  for (const [h, n] of Object.entries(b.missing) as Array<[keyof HeaderTally['missing'], number]>) out.missing[h] = (out.missing[h] ?? 0) + n;
-  return out;
 }
 
 export default fp(certificationPlugin, { name: 'certification', dependencies: ['store', 'report', 'journal', 'faults', 'webhooks', 'scenario-runner'], fastify: '5.x' });
