@@ -55,7 +55,7 @@ export async function certify(origin: string, flags: CertifyFlags, adminToken: s
   }
   checklist(run).forEach(out);
   let stop: string | null = null;
-  let wake = () => undefined as void;
+  let wake: () => void = () => undefined;
   const halt = (why: string) => () => {
     stop ??= why;
     wake();
