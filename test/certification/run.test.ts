@@ -23,7 +23,8 @@ const runOf = async (app: FastifyInstance, id: string) => (await app.inject({ ur
 async function settled(app: FastifyInstance, id: string, what: string, done: (run: any) => boolean) {
   let run: any;
   try {
-    return await until(what, async () => done((run = await runOf(app, id))) && run);
+    // Generous: fifteen integrations at once on a loaded machine.
+    return await until(what, async () => done((run = await runOf(app, id))) && run, 150_000);
   } catch (e) {
     const open = run?.requirements.filter((r: any) => r.status !== 'passed').map((r: any) => `${r.id} ${r.status}: ${r.reason}`);
     throw new Error(`${(e as Error).message}; not passed: ${open?.join('; ')}`, { cause: e });
