@@ -34,6 +34,8 @@ import { VERSION } from './version.js';
 import { syncAllHook, syncApplicationHook } from './http/state-sync.js';
 import proxyRoutes from './proxy/routes.js';
 import type { UpstreamOptions } from './proxy/upstream.js';
+import certificationPlugin from './certification/runs.js';
+import { jwksRoute } from './certification/routes.js';
 
 /** Everything the app needs from outside; tests pass a fixed clock and a small catalog. */
 export interface AppDeps {
@@ -176,6 +178,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(journal, { basePath: config.basePath });
   await app.register(reportPlugin, { basePath: config.basePath, headerPrefix: config.headerPrefix, enabled: config.report !== 'off' });
   await app.register(faults);
+  await app.register(certificationPlugin, { keyFile: config.certificateKey });
+  await app.register(jwksRoute);
   await app.register(adminRoutes, { prefix: '/__admin' });
   await app.register(async (vouchers) => {
     // The voucher page finds its item in any application.

@@ -13,6 +13,7 @@ import resetRoutes from './reset.js';
 import webhookAdminRoutes from './webhooks.js';
 import scenarioAdminRoutes, { scenarioRunRoutes } from './scenarios.js';
 import { controlScope, isOpenControlRoute } from './scope.js';
+import certificationRoutes from '../certification/routes.js';
 
 /** The /__admin control plane: untagged, so it stays out of the partner docs. */
 export default async function adminRoutes(app: FastifyInstance) {
@@ -48,5 +49,6 @@ export default async function adminRoutes(app: FastifyInstance) {
   await app.register(faultRoutes);
   await app.register(orderAdminRoutes);
   await app.register(clientRoutes);
+  await app.register(certificationRoutes);
   await app.register(dashboardRoutes);
 }

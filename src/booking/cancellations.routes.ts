@@ -79,7 +79,7 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
         x.cancellation_additional_info = request.body.cancellation_additional_info ?? null;
         // A scenario attached to the cancellation (e.g. cancel-error@example.com) scripts what follows;
         // else INTERFACE.md section 3: REFUND_STARTED, then REFUNDED.
-        const scenario = app.scenarioRunner.attached('cancellation', o, x);
+        const scenario = app.scenarioRunner.attached('cancellation', application, o, x);
         if (scenario) app.scenarioRunner.start(t, application, o, x, scenario);
         const sent = scenario ? [] : [moveItem(app, t, application, o, x, 'REFUND_STARTED'), moveItem(app, t, application, o, x, 'REFUNDED')];
         o.refunds = [...(o.refunds ?? []), { uuid: randomUUID(), order_item_uuid: x.uuid, amount, currency, reason: request.body.cancellation_reason, created_at: now.toISOString() }];

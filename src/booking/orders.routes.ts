@@ -174,7 +174,7 @@ export default async function ordersRoutes(app: FastifyInstance) {
       // A scenario attached to an item (e.g. lead booker ko@example.com) replaces the defaults of
       // INTERFACE.md section 3: instant-confirmation items are confirmed at once, others wait.
       const sent = o.items.flatMap((x) => {
-        const scenario = app.scenarioRunner.attached('payment', o, x);
+        const scenario = app.scenarioRunner.attached('payment', application, o, x);
         if (scenario) return (app.scenarioRunner.start(t, application, o, x, scenario), []);
         return resolve(app, x).activity.needs_voucher ? [] : [moveItem(app, t, application, o, x, 'OK')];
       });

@@ -19,11 +19,16 @@ export interface StoredRun extends ScenarioRun {
 export interface ScenarioRunner {
   /** Starts a scenario on an item inside a store.update (the caller sends nothing: tick() applies due steps). */
   start(tenant: Tenant, application: string, order: Order, item: OrderItem, scenario: Scenario): StoredRun;
-  /** The scenario attached to an item for an event, if any. */
-  attached(on: 'payment' | 'cancellation', order: Order, item: OrderItem): Scenario | null;
+  /** The scenario attached to an item for an event, if any: the attach source's first, else the scenario files'. */
+  attached(on: 'payment' | 'cancellation', application: string, order: Order, item: OrderItem): Scenario | null;
+  /** Lets something else attach scenarios first (a certification run, to its application's items). */
+  setAttachSource(source: AttachSource | null): void;
   /** Applies every step that is due, each application's on its own clock. */
   tick(): Promise<void>;
 }
+
+/** A scenario for an item of an application, or null to leave it to the scenario files. */
+export type AttachSource = (on: 'payment' | 'cancellation', application: string, order: Order, item: OrderItem) => Scenario | null;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -48,6 +53,7 @@ function runDue(value: unknown): { at: number } | null {
  */
 async function scenarioRunnerPlugin(app: FastifyInstance) {
   let ticking: Promise<void> | null = null;
+  let attachSource: AttachSource | null = null;
 
   /** Applies the due steps of an application's runs (`only`: those uuids); returns the uuids written. */
   const applyDue = async (application: string, only?: Set<string>): Promise<Set<string>> => {
@@ -143,10 +149,11 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
       tenant.scenario_runs[item.uuid] = run as unknown as ScenarioRunRecord;
       return run;
     },
-    attached(on, order, item) {
-      return attachedScenario(app.scenarios.values(), on, { activity_uuid: item.activity_uuid, product_id: item.product_identifier, lead_booker_email: order.customer.email });
+    attached(on, application, order, item) {
+      return attachSource?.(on, application, order, item) ?? attachedScenario(app.scenarios.values(), on, { activity_uuid: item.activity_uuid, product_id: item.product_identifier, lead_booker_email: order.customer.email });
     },
     tick: () => app.scheduler.round('scenario'),
+    setAttachSource: (source) => void (attachSource = source),
   };
   app.decorate('scenarioRunner', runner);
   app.webhooks.setGate(

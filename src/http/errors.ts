@@ -178,6 +178,8 @@ export const errors = {
     new ApiError(403, '0', "This control operation is server-wide: it needs the admin token. A partner's access token may act on its own application only"),
   /** 409: GET /__admin/report while the server was started with --report off. */
   reportOff: () => new ApiError(409, '0', 'The integration report is off: the server was started with --report off'),
+  /** 409: a certification run that cannot do that now (not passed yet, ended, nothing to check an answer against). */
+  certification: (message: string) => new ApiError(409, '0', message),
     /** 502: the webhook receiver to check did not answer at all. */
   receiverUnreachable: (message: string) => new ApiError(502, '0', message),
   /** 502: `mock-server proxy` got no whole answer from the upstream (refused, timed out, cut off); the message says which. */
