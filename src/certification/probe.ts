@@ -4,7 +4,7 @@ import type { Tenant } from '../store/index.js';
 import type { Delivery } from '../webhooks/index.js';
 import { serializePayload } from '../webhooks/payload.js';
 import { WebhookSender } from '../webhooks/sender.js';
-import { signatureHeaders } from '../webhooks/signer.js';
+import { deliveryHeaders } from '../webhooks/signer.js';
 import type { RunRecord } from './record.js';
 
 const TRIES = 3;
@@ -41,7 +41,7 @@ export class Prober {
     if (!claimed) return false;
     const body = serializePayload(delivered.payload);
     // Signature timestamps are wall-clock time (receivers compare them with their own clock), as the dispatcher's.
-    const headers = signatureHeaders({ id, body, secret: `${target.secret}-not-the-secret`, headerPrefix: app.config.headerPrefix, at: new Date() });
+    const headers = deliveryHeaders({ id, body, secret: `${target.secret}-not-the-secret`, headerPrefix: app.config.headerPrefix, at: new Date() });
     const sender = target.publicOnly ? (this.#guarded ??= new WebhookSender({ publicOnly: true })) : app.webhooks.sender;
     const result = await sender.send(target.url, body, headers);
     await app.store.update(run.application, (t: Tenant) => {
