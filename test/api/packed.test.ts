@@ -7,14 +7,17 @@
 // start the CLI from the repository's dist/ while this one runs. The copy's build leaves the
 // repository's dist/ and build cache alone.
 import t from 'tap';
-import { execFile } from 'node:child_process';
+import { execFile, type ExecFileOptions } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { packageRoot } from '../../src/paths.js';
+import { owned } from '../child.js';
 import { tempDir } from '../tmp.js';
 
-const exec = promisify(execFile);
+const execAsync = promisify(execFile);
+/** execFile, for a command that dies with the test process (its own children end with their work). */
+const exec = (file: string, args: string[], options: ExecFileOptions = {}) => execAsync(...owned(file, args), { ...options, encoding: 'utf8' });
 const NAME = 'partner-booking-mock-server';
 /** The consumer's files import the package by its name, written in where they say PACKAGE. */
 const byName = (source: string) => source.replaceAll('from PACKAGE;', `from ${JSON.stringify(NAME)};`);
