@@ -1,13 +1,12 @@
-// The CLI as a real process, for the tests that need one: dist/bin/mock-server.js, built the way
-// `npm ci` builds it (prepare). tap builds it once before any test file runs (`before` in .taprc):
-// a build per test file wiped dist/ while another file's CLI was starting from it.
+// The CLI as a real process, for the tests that need one: bin/mock-server.ts bundled as `npm ci`
+// builds it (prepare), into .test-build/ by tap's `before` (scripts/build-tests.js), once per run.
 // Every process started here dies with the test process (child.ts), and none waits without a limit.
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { packageRoot } from '../src/paths.js';
 import { spawnOwned } from './child.js';
 
-export const bin = join(packageRoot, 'dist/bin/mock-server.js');
+export const bin = join(packageRoot, '.test-build/bin/mock-server.js');
 
 /** Runs the CLI to its end; one still running after `timeoutMs` is killed, and the promise rejects saying so. */
 export function run(args: string[], env: NodeJS.ProcessEnv = {}, { timeoutMs = 60_000 } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {

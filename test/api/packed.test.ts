@@ -3,8 +3,8 @@
 // tsc resolving the package's types in that project.
 //
 // The package is packed from a copy of the sources in a temp dir (node_modules linked entry by
-// entry), not from the repository: packing runs prepare, which rebuilds dist/, and other test files
-// start the CLI from the repository's dist/ while this one runs. The copy's build leaves the
+// entry), not from the repository: packing runs prepare, which rebuilds dist/, and a server started
+// from this clone may be running from the repository's dist/. The copy's build leaves the
 // repository's dist/ and build cache alone.
 import t from 'tap';
 import { execFile, type ExecFileOptions } from 'node:child_process';
