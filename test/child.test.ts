@@ -43,7 +43,7 @@ async function holding(t: { comment(s: string): void }): Promise<{ file: ChildPr
   let out = '';
   file.stdout!.on('data', (d) => (out += d));
   file.stderr!.on('data', (d) => (out += d));
-  await until(`cli-hold.ts says it started both servers (${out})`, () => out.includes('started\n') || file.exitCode !== null, { ms: 60_000, every: 50 });
+  await until(`cli-hold.ts says it started both servers (${out})`, () => out.includes('started\n') || file.exitCode !== null, { ms: 120_000, every: 50 });
   if (file.exitCode !== null) throw new Error(`cli-hold.ts exited ${file.exitCode}: ${out}`);
   const pids = await until(
     'two CLI processes under cli-hold.ts',
