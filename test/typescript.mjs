@@ -4,11 +4,32 @@
 // about 5 s of CPU per test file before the first test, and the suite has over 100 files; this takes
 // about 2. `type-strip-only` in .taprc keeps tap from loading ts-node. This does what ts-node did:
 // types removed, parameter properties compiled, `./x.js` imports resolved to `./x.ts` where that is
-// the file, and inline source maps, for stack traces and coverage.
-import { registerHooks } from 'node:module';
-import { existsSync, readFileSync } from 'node:fs';
+// the file, and inline source maps, for stack traces and coverage. SWC's output is kept in
+// node_modules/.cache/partner-booking-mock-server/ts, by a hash of the file's name and text (and SWC's
+// version and options): transpiling the ~150 files a test file loads was most of what is left.
+import { createHash } from 'node:crypto';
+import { createRequire, registerHooks } from 'node:module';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transformSync } from '@swc/core';
+
+const OPTIONS = { swcrc: false, sourceMaps: 'inline', module: { type: 'es6' }, jsc: { parser: { syntax: 'typescript' }, target: 'es2022', keepClassNames: true } };
+const VERSION = JSON.stringify([createRequire(import.meta.url)('@swc/core/package.json').version, OPTIONS]);
+const CACHE = fileURLToPath(new URL('../node_modules/.cache/partner-booking-mock-server/ts', import.meta.url));
+mkdirSync(CACHE, { recursive: true });
+
+/** The file transpiled, from the cache when this text of it was transpiled before. */
+function transpile(filename) {
+  const text = readFileSync(filename, 'utf8');
+  const cached = join(CACHE, `${createHash('sha256').update(VERSION).update(filename).update('\0').update(text).digest('hex')}.js`);
+  if (existsSync(cached)) return readFileSync(cached, 'utf8');
+  const { code } = transformSync(text, { ...OPTIONS, filename });
+  // Written aside and renamed: the test files running in parallel never read half a file.
+  writeFileSync(`${cached}.${process.pid}`, code);
+  renameSync(`${cached}.${process.pid}`, cached);
+  return code;
+}
 
 // On Node 22, type-strip-only makes tap add --no-warnings to NODE_OPTIONS: the processes that the
 // tests start (the CLI) must show their warnings as they would to a user.
@@ -33,14 +54,6 @@ registerHooks({
         return { format: 'commonjs', source: readFileSync(fileURLToPath(url)), shortCircuit: true };
       }
     }
-    const filename = fileURLToPath(url);
-    const { code } = transformSync(readFileSync(filename, 'utf8'), {
-      filename,
-      swcrc: false,
-      sourceMaps: 'inline',
-      module: { type: 'es6' },
-      jsc: { parser: { syntax: 'typescript' }, target: 'es2022', keepClassNames: true },
-    });
-    return { format: 'module', source: code, shortCircuit: true };
+    return { format: 'module', source: transpile(fileURLToPath(url)), shortCircuit: true };
   },
 });
