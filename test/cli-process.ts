@@ -38,7 +38,7 @@ export interface Started {
   stderr: () => string;
 }
 
-/** Starts the server on port 0 (memory store, small catalog unless args say otherwise) and resolves once the banner shows its URL; one with no banner within 30 s is killed. */
+/** Starts the server on port 0 (memory store, small catalog unless args say otherwise) and resolves once the banner shows its URL; one with no banner within 60 s is killed. */
 export function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Started> {
   return new Promise((resolve, reject) => {
     const child = spawnOwned(process.execPath, [bin, '--port', '0', '--db', 'memory', '--catalog-size', '5', '--log-level', 'warn', ...args], { env: { ...process.env, ...env } });
@@ -48,8 +48,8 @@ export function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Star
     child.stderr!.on('data', (d) => (err += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`no banner within 30 s (killed): ${out}${err}`));
-    }, 30_000);
+      reject(new Error(`no banner within 60 s (killed): ${out}${err}`));
+    }, 60_000);
     child.stdout!.on('data', (d) => {
       out += d;
       const m = /API\s+(http:\/\/[^\s/]+:(\d+))(\/api\/v3)/.exec(out);
