@@ -37,7 +37,8 @@ function readCmdline(pid: number): string {
 /** cli-hold.ts as a test file of its own, once both its servers run; resolves with their pids. */
 async function holding(t: { comment(s: string): void }): Promise<{ file: ChildProcess; pids: number[]; exited: Promise<number | null> }> {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TAP')) env[k] = v;
+  // A test file of its own, not a child of this tap run (the TypeScript setting stays).
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TAP') || k === 'TAP_TYPE_STRIP_ONLY') env[k] = v;
   const file = spawnOwned(process.execPath, [...process.execArgv, join(import.meta.dirname, 'cli-hold.ts')], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((r) => file.once('exit', r));
   let out = '';
