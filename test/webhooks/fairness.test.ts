@@ -18,6 +18,8 @@ async function until(done: () => boolean, ms: number): Promise<boolean> {
   return true;
 }
 
+/** T's attempts stay stuck in the trickling receiver for the whole test, however slow the machine (the defaults end them after 10 s). */
+const STUCK = { timeoutMs: 60_000, deadlineMs: 120_000 };
 /** How many of an application's deliveries have an attempt under way, being sent. */
 const sending = (d: WebhookDispatcher, application: string) => d.views({ application }).filter((v) => v.waiting?.reason === 'sending').length;
 /** How many of an application's deliveries have an attempt under way, held in its chaos delay. */
@@ -44,7 +46,7 @@ t.test("260 deliveries stuck on application T's trickling receiver: application 
     await slow.close();
     await healthy.close();
   });
-  const d = await dispatcher(t);
+  const d = await dispatcher(t, STUCK);
   await d.configure('T', { url: slow.url, secret: null });
   await d.configure('H', { url: healthy.url, secret: null });
   for (let i = 0; i < 260; i++) await d.enqueue('T', snapshot(item(i)));
@@ -59,7 +61,7 @@ t.test("260 deliveries stuck on application T's trickling receiver: application 
 t.test("one receiver for both, trickling only T's 260 deliveries: H's webhook still arrives within 1 s (T holds no more than its share of the connections)", async (t) => {
   const rx = await startReceiver((r) => (r.url.endsWith('?app=T') ? 'trickle' : 200));
   t.teardown(() => rx.close());
-  const d = await dispatcher(t);
+  const d = await dispatcher(t, STUCK);
   await d.configure('T', { url: `${rx.url}?app=T`, secret: null });
   await d.configure('H', { url: `${rx.url}?app=H`, secret: null });
   for (let i = 0; i < 260; i++) await d.enqueue('T', snapshot(item(i)));
