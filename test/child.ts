@@ -29,9 +29,18 @@ t.teardown(async () => {
   await Promise.all(left);
 });
 
+/**
+ * The environment for a child: on Node 22 tap puts --no-warnings in NODE_OPTIONS (type-strip-only in
+ * .taprc), taken out here, so that the child shows its warnings as it would to a user (some tests
+ * check that there are none).
+ */
+export function childEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return { ...env, NODE_OPTIONS: env.NODE_OPTIONS?.replace(/(^|\s)"?--no-warnings"?(?=\s|$)/g, '').trim() };
+}
+
 /** spawn(), for a child that dies with the test process (see above). */
 export function spawnOwned(file: string, args: string[], options: SpawnOptions = {}): ChildProcess {
-  const child = spawn(...owned(file, args), options);
+  const child = spawn(...owned(file, args), { ...options, env: childEnv(options.env) });
   running.add(child);
   child.once('exit', () => running.delete(child));
   return child;

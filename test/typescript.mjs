@@ -31,10 +31,6 @@ function transpile(filename) {
   return code;
 }
 
-// On Node 22, type-strip-only makes tap add --no-warnings to NODE_OPTIONS: the processes that the
-// tests start (the CLI) must show their warnings as they would to a user.
-if (process.env.NODE_OPTIONS) process.env.NODE_OPTIONS = process.env.NODE_OPTIONS.replace(/(^|\s)--no-warnings(?=\s|$)/g, '').trim();
-
 registerHooks({
   resolve(specifier, context, next) {
     if (context.parentURL?.startsWith('file:') && context.parentURL.endsWith('.ts') && /^\.{1,2}\/.*\.js$/.test(specifier)) {
