@@ -24,7 +24,7 @@
 /* c8 ignore start */
 import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readdirSync, realpathSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -106,7 +106,9 @@ export async function bundle({ outdir = 'dist', sourcemap = 'linked', types = tr
   if (types && useCache) cpSync(cache, join(outdir, 'types'), { recursive: true, filter: (src) => !src.endsWith('.tsbuildinfo') });
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+// Run as a script (npm run build, prepare), not imported (scripts/build-tests.js). The module's URL is
+// the real path; the script's argument may lead through a symbolic link.
+if (realpathSync(process.argv[1] ?? '') === fileURLToPath(import.meta.url)) {
   try {
     await bundle({ sourcemap: process.argv.includes('--no-sourcemap') ? false : 'linked' });
   } catch (err) {
