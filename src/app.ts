@@ -136,7 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (by !== 0) clock.advance(by);
   });
   // After the store (it closes before it) and before the work it schedules (which closes first).
-  await app.register(schedulePlugin, deps.schedule ?? {});
+  await app.register(schedulePlugin, { leaseMs: config.leaseMs, ...deps.schedule });
   await app.register(clientsPlugin);
   await app.register(orderItems);
   await app.register(scenariosPlugin);

@@ -48,6 +48,8 @@ export interface Config {
   upstream: string | null;
   /** proxy: a directory the upstream's catalog answers are recorded into as fixture files, or null. */
   record: string | null;
+  /** On PostgreSQL: how long a claim on due work stays an instance's without being renewed (ms). */
+  leaseMs: number;
 }
 
 export const defaults: Readonly<Config> = Object.freeze({
@@ -72,6 +74,7 @@ export const defaults: Readonly<Config> = Object.freeze({
   stateLimit: 50_000,
   upstream: null,
   record: null,
+  leaseMs: 30_000,
 });
 
 export type LogFormat = 'pretty' | 'json';
@@ -120,6 +123,7 @@ export const OPTIONS: readonly Option[] = [
   { key: 'upstream', flag: 'upstream', arg: 'URL', env: ['MOCK_SERVER_UPSTREAM'], kind: 'string', nullable: true, help: 'proxy and drift: the real service\'s API base URL, e.g. https://sandbox.example.com/api/v3' },
   { key: 'record', flag: 'record', arg: 'DIR', env: ['MOCK_SERVER_RECORD'], kind: 'string', nullable: true, help: 'proxy: record the catalog the upstream answers as fixture files in DIR (serve them with --fixtures DIR)' },
   { key: 'rateLimit', flag: 'rate-limit', arg: 'N', env: ['MOCK_SERVER_RATE_LIMIT'], kind: 'int', min: 0, max: 1_000_000, help: 'with --shared: partner requests per second per application, past it 429 (0 = no limit)' },
+  { key: 'leaseMs', flag: 'lease-ms', arg: 'MS', env: ['MOCK_SERVER_LEASE_MS'], kind: 'int', min: 100, max: 3_600_000, help: 'on PostgreSQL: how long an instance\'s claim on due work (a webhook attempt, a scenario step) lasts without renewal; the work of an instance that died or froze moves to another after it' },
 ];
 
 const TRUE = ['1', 'true', 'yes', 'on'];
