@@ -32,7 +32,7 @@ export class LocalScheduler implements Scheduler {
   }
 
   /** Nothing is leased: a plain write. */
-  record<T>(_kind: string, claim: Claim, application: string, fn: (tenant: Tenant) => T): Promise<T> {
+  record<T>(_kind: string, _claim: Claim, application: string, fn: (tenant: Tenant) => T): Promise<T> {
     return this.opts.store.update(application, fn);
   }
 

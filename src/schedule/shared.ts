@@ -123,7 +123,7 @@ export class SharedScheduler implements Scheduler {
     this.release(kind, claim);
   }
 
-  /** Like drop(), a no-op when the lease is no longer this instance's (the token no longer matches). */
+  /** Changes nothing in the database when the lease is no longer this instance's (its token no longer matches); drop() neither. */
   release(kind: string, claim: Claim, at?: number): void {
     if (!this.#kinds.get(kind)?.held.delete(keyOf(claim))) return;
     void this.opts.due.release(kind, claim, at).catch(() => undefined);
