@@ -112,6 +112,14 @@ export const errors = {
     new ApiError(401, '1401', 'Authentication required: send Authorization: Bearer <token> (get one from POST /login)', {
       'WWW-Authenticate': 'Bearer realm="mock-server"',
     }),
+  /** 401 1401: --shared, and a request that touches an application's state came without a token bound to it. */
+  sharedNeedsToken: (application: string) =>
+    new ApiError(
+      401,
+      '1401',
+      `This sandbox is shared: acting for application "${clip(application)}" needs its access token. Send Authorization: Bearer <access_token> from POST /login with the client_id and client_secret the sandbox's operator registered for it`,
+      { 'WWW-Authenticate': 'Bearer realm="mock-server"' },
+    ),
   /** 403 0: the token lacks a scope the operation needs (callers with a documented status pass their own). */
   missingScope: (scope: string) => new ApiError(403, '0', `The access token lacks the "${scope}" scope`),
   /** 409 0: the order-item lifecycle (INTERFACE.md section 3) forbids this move. */
