@@ -153,7 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
       servers: [{ url: config.basePath }],
       tags: TAG_ORDER,
-      components: { securitySchemes: { Partner: bearerScheme(config.headerPrefix) } },
+      components: { securitySchemes: { Partner: bearerScheme(config.headerPrefix, config.shared) } },
     },
     hideUntagged: true,
     transform: documentHeaders(config.headerPrefix),

@@ -16,7 +16,7 @@ declare module 'fastify' {
     ignoreBearer?: boolean;
   }
   interface FastifyInstance {
-    /** The OAuth clients POST /login accepts: fixtures, the sandbox client (unless --shared), registered partners. */
+    /** The OAuth clients POST /login accepts: registered partners, and (unless --shared) the sandbox client and the fixture clients. */
     partners: ClientRegistry;
   }
 }
@@ -24,7 +24,7 @@ declare module 'fastify' {
 /** Decorates app.partners at the root: the partner API logs in with it, the control API registers partners in it. */
 export const clientsPlugin = fp(
   async (app: FastifyInstance) => {
-    app.decorate('partners', new ClientRegistry(app.store, await loadClients(app.config.fixtures), app.config.shared));
+    app.decorate('partners', new ClientRegistry(app.store, await loadClients(app.config.fixtures, app.config.shared), app.config.shared));
   },
   { name: 'clients', fastify: '5.x', dependencies: ['store'] },
 );

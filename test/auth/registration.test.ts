@@ -77,7 +77,7 @@ t.test('--shared turns the sandbox-client off; without it the sandbox-client log
   const refused = await login(shared, 'anything', 'sandbox-client', 'sandbox-secret');
   t.equal(refused.statusCode, 401);
   t.match(refused.json().message, /shared.*registered/);
-  t.equal((await login(shared, 'anything', 'limited-client', 'limited-secret')).statusCode, 200, 'fixture clients stay: they are the operator’s own');
+  t.equal((await login(shared, 'anything', 'limited-client', 'limited-secret')).statusCode, 401, 'nor the built-in fixture clients (test/auth/shared.test.ts has the rest)');
 });
 
 t.test('POST /__admin/clients refuses bad input with 400 {code, message}', async (t) => {
