@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../clock.js';
 import { errors } from './errors.js';
 
 export interface LimitsOptions {
@@ -46,8 +47,7 @@ async function rateLimits(app: FastifyInstance, opts: LimitsOptions) {
     global: true,
     max: opts.perSecond,
     timeWindow: 1000,
-    // One counter per application; the least recently seen go first past this many.
-    cache: 10_000,
+    store: clockStore(app.clock, 10_000),
     keyGenerator: (request) => request.service?.application ?? '',
     addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
     addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': true },
@@ -61,6 +61,35 @@ async function rateLimits(app: FastifyInstance, opts: LimitsOptions) {
     if (request.rateLimitWait === undefined) return done(null, payload);
     setTimeout(() => done(null, payload), request.rateLimitWait);
   });
+}
+
+type Counted = { current: number; ttl: number };
+
+/**
+ * @fastify/rate-limit's counters on the server clock (its own store reads Date.now(), which tests
+ * cannot move): a fixed window per key, at most `size` keys, the least recently started going first.
+ */
+function clockStore(clock: Clock, size: number) {
+  return class ClockStore {
+    readonly #windows = new Map<string, { count: number; start: number }>();
+
+    incr(key: string, cb: (err: Error | null, res: Counted) => void, timeWindow: number): void {
+      const now = clock.now().getTime();
+      let w = this.#windows.get(key);
+      // A clock set back starts a new window too.
+      if (!w || now - w.start >= timeWindow || now < w.start) {
+        this.#windows.delete(key);
+        if (this.#windows.size >= size) this.#windows.delete(this.#windows.keys().next().value as string);
+        this.#windows.set(key, (w = { count: 0, start: now }));
+      }
+      w.count++;
+      cb(null, { current: w.count, ttl: w.start + timeWindow - now });
+    }
+
+    child(): ClockStore {
+      return new ClockStore();
+    }
+  };
 }
 
 /** How many requests of one application start in one turn of the event loop. */
@@ -117,13 +146,13 @@ export default fp(limits, { name: 'application-limits', fastify: '5.x', dependen
  * A shared sandbox's state size per application (--state-limit, only with --shared): past that many
  * records, a request that would add state (POST, PUT, PATCH; not /login, so that the partner can still
  * get a token to reset its application from the control API) is answered 429 with Retry-After, and
- * nothing is written. Reads, cancellations and resets go on. Counted at most once a second per
- * application.
+ * nothing is written. Reads, cancellations and resets go on. Counted at most once a second of the
+ * server clock per application.
  */
 function stateLimit(app: FastifyInstance, max: number) {
   const counts = new Map<string, { records: number; at: number }>();
   const recordsOf = (application: string) => {
-    const now = Date.now();
+    const now = app.clock.now().getTime();
     const cached = counts.get(application);
     if (cached && now - cached.at < COUNT_TTL_MS) return cached.records;
     const t = app.store.tenant(application);

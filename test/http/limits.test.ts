@@ -4,25 +4,29 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { Pool } from 'undici';
 import { buildTestApp } from '../helper.js';
+import { fixedClock } from '../../src/clock.js';
 
 t.test('past its rate an application gets 429 with Retry-After, and another application does not', async (t) => {
-  const app = await buildTestApp({ config: { shared: true, adminToken: 'x', rateLimit: 5 } });
+  const clock = fixedClock();
+  const app = await buildTestApp({ clock, config: { shared: true, adminToken: 'x', rateLimit: 5 } });
   t.teardown(() => app.close());
-  const get = (application: string) => app.inject({ url: '/api/v3/currencies', headers: { 'x-service-application': application } });
+  const get = (application: string) => app.inject({ url: '/api/v3/currencies', headers: { 'x-service-application': application, authorization: 'Bearer x' } });
   for (let i = 0; i < 5; i++) {
     const ok = await get('noisy');
     t.equal(ok.statusCode, 200);
     t.notOk(ok.headers['x-ratelimit-limit'], 'within the limit: no extra headers, as the real API');
   }
+  // The windows follow the server clock: 950 ms into this one, 50 ms of it are left.
+  clock.advance(950);
   const asked = Date.now();
   const refused = await get('noisy');
   t.equal(refused.statusCode, 429);
-  t.ok(Date.now() - asked >= 200, `the refusal is held until the window opens again, so that a client retrying at once cannot flood (${Date.now() - asked} ms)`);
+  t.ok(Date.now() - asked >= 45, `the refusal is held until the window opens again, so that a client retrying at once cannot flood (${Date.now() - asked} ms)`);
   t.same(Object.keys(refused.json()).sort(), ['code', 'message']);
   t.match(refused.json().message, /Application "noisy" sent more than 5 requests in a second.*retry after 1 s/);
   t.equal(refused.headers['retry-after'], '1');
   t.equal((await get('quiet')).statusCode, 200, 'another application still gets its answers');
-  await new Promise((r) => setTimeout(r, 200));
+  clock.advance(50);
   t.equal((await get('noisy')).statusCode, 200, 'a second later it is served again');
 });
 
@@ -35,13 +39,14 @@ t.test('no limit outside shared mode, or with --rate-limit 0', async (t) => {
 });
 
 t.test('past its state size an application cannot add state (429 with Retry-After); reads, login and a reset go on', async (t) => {
-  const app = await buildTestApp({ config: { shared: true, adminToken: 'x', rateLimit: 0, stateLimit: 3 } });
+  const clock = fixedClock();
+  const app = await buildTestApp({ clock, config: { shared: true, adminToken: 'x', rateLimit: 0, stateLimit: 3 } });
   t.teardown(() => app.close());
   // The operator's token: a partner's login would be one of the records counted.
   const post = (application: string, url: string, payload?: object) => app.inject({ method: 'POST', url: `/api/v3${url}`, headers: { 'x-service-application': application, ...(url === '/login' ? {} : { authorization: 'Bearer x' }) }, ...(payload ? { payload } : {}) });
   for (let i = 0; i < 3; i++) t.equal((await post('full', '/carts')).statusCode, 200);
-  // The count is trusted for a second: wait it out, as a client writing for a while would.
-  await new Promise((r) => setTimeout(r, 1100));
+  // The count is trusted for a second of the server clock: let it pass, as for a client writing for a while.
+  clock.advance(1000);
   const refused = await post('full', '/carts');
   t.equal(refused.statusCode, 429);
   t.same(Object.keys(refused.json()).sort(), ['code', 'message']);
