@@ -39,7 +39,7 @@ export interface Config {
    * through POST /__admin/clients), limits are charged to who asked. Needs adminToken.
    */
   shared: boolean;
-  /** With `shared`: partner requests per second per application (0: no limit). */
+  /** With `shared`: partner requests per second per application, and per source address without a token (0: no limit). */
   rateLimit: number;
   /** With `shared`: receivers partners set may be loopback or private addresses (a private deployment). */
   allowPrivateReceivers: boolean;
@@ -120,7 +120,7 @@ export const OPTIONS: readonly Option[] = [
   { key: 'allowPrivateReceivers', flag: 'allow-private-receivers', arg: '', env: ['MOCK_SERVER_ALLOW_PRIVATE_RECEIVERS'], kind: 'bool', help: 'with --shared: receivers partners set may be loopback or private addresses (a private deployment)' },
   { key: 'upstream', flag: 'upstream', arg: 'URL', env: ['MOCK_SERVER_UPSTREAM'], kind: 'string', nullable: true, help: 'proxy and drift: the real service\'s API base URL, e.g. https://sandbox.example.com/api/v3' },
   { key: 'record', flag: 'record', arg: 'DIR', env: ['MOCK_SERVER_RECORD'], kind: 'string', nullable: true, help: 'proxy: record the catalog the upstream answers as fixture files in DIR (serve them with --fixtures DIR)' },
-  { key: 'rateLimit', flag: 'rate-limit', arg: 'N', env: ['MOCK_SERVER_RATE_LIMIT'], kind: 'int', min: 0, max: 1_000_000, help: 'with --shared: partner requests per second per application, past it 429 (0 = no limit)' },
+  { key: 'rateLimit', flag: 'rate-limit', arg: 'N', env: ['MOCK_SERVER_RATE_LIMIT'], kind: 'int', min: 0, max: 1_000_000, help: 'with --shared: partner requests per second per application (and per address without a token), past it 429 (0 = no limit)' },
 ];
 
 const TRUE = ['1', 'true', 'yes', 'on'];

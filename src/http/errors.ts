@@ -142,12 +142,17 @@ export const errors = {
       `${sent ? "The token sent is neither this server's admin token nor a live partner token" : 'The control API needs the admin token'}: send Authorization: Bearer <admin token> (the server's --admin-token or MOCK_SERVER_ADMIN_TOKEN), or a partner's access token from POST /login for its own application`,
       { 'WWW-Authenticate': `Bearer realm="mock-server-admin"${sent ? ', error="invalid_token"' : ''}` },
     ),
-  /** 429: a shared sandbox's request rate of one application (--rate-limit) was used up. */
-  rateLimited: (application: string, perSecond: number, retryAfterS: number) =>
+  /**
+   * 429: a shared sandbox's request rate (--rate-limit) was used up: an application's (its token's
+   * requests), or a source address's (its requests without a token).
+   */
+  rateLimited: (who: { application: string } | { address: string }, perSecond: number, retryAfterS: number) =>
     new ApiError(
       429,
       '0',
-      `Application "${clip(application)}" sent more than ${perSecond} requests in a second, the limit per application of this shared sandbox: retry after ${retryAfterS} s`,
+      'application' in who
+        ? `Application "${clip(who.application)}" sent more than ${perSecond} requests in a second, the limit per application of this shared sandbox: retry after ${retryAfterS} s`
+        : `Address ${clip(who.address)} sent more than ${perSecond} requests without a token in a second, the limit per address of this shared sandbox (a token's requests count for its application alone): retry after ${retryAfterS} s`,
       { 'Retry-After': String(retryAfterS) },
     ),
   /**
@@ -155,12 +160,15 @@ export const errors = {
    * the request is well-formed and would be taken once the list has room, which the message says how to make.
    */
   atCapacity: (message: string) => new ApiError(409, '0', message),
-  /** 429: a shared sandbox's application keeps as many records as it may (--state-limit). */
-  stateFull: (application: string, records: number, max: number) =>
+  /**
+   * 429: a shared sandbox's application keeps as many records as it may (--state-limit), after its
+   * carts never ordered and its expired tokens were let go: `kept` says what is left, by kind.
+   */
+  stateFull: (application: string, kept: string, max: number) =>
     new ApiError(
       429,
       '0',
-      `Application "${clip(application)}" keeps ${records} records (carts, orders, deliveries, scenario runs, tokens); this shared sandbox keeps at most ${max} per application: POST /__admin/reset with its application (a partner's own token may) starts it afresh`,
+      `Application "${clip(application)}" keeps ${max} records at most and is full: ${kept} (unordered carts and expired tokens already went). POST /__admin/reset with its application starts it afresh, orders included`,
       { 'Retry-After': '3600' },
     ),
   /** 403: a partner's token on a server-wide control operation (a full reset, the server clock, partner registration, …). */
