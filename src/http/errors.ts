@@ -155,6 +155,14 @@ export const errors = {
         : `Address ${clip(who.address)} sent more than ${perSecond} requests without a token in a second, the limit per address of this shared sandbox (a token's requests count for its application alone): retry after ${retryAfterS} s`,
       { 'Retry-After': String(retryAfterS) },
     ),
+  /** 429: a source address failed to authenticate too often (src/auth/failures.ts); its credentials are not looked at. */
+  tooManyFailures: (address: string, burst: number, retryAfterS: number) =>
+    new ApiError(
+      429,
+      '0',
+      `Address ${clip(address)} sent ${burst} wrong credentials (tokens, client secrets) within a minute: none it sends is checked for ${retryAfterS} s more`,
+      { 'Retry-After': String(retryAfterS) },
+    ),
   /**
    * 409: a control API list is at its documented cap (armed faults, chaos settings). 409, not 400:
    * the request is well-formed and would be taken once the list has room, which the message says how to make.

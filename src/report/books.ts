@@ -1,4 +1,3 @@
-import { hashToken } from '../auth/tokens.js';
 import type { Store } from '../store/index.js';
 import { AppBook, BoundedSet, type Noted, type Paid, type RawExample } from './book.js';
 import type { ErrorPath, Step } from './findings.js';
@@ -203,13 +202,4 @@ export class ReportBooks {
     const orders = this.store.tenant(application).orders as Readonly<Record<string, { paid?: boolean } | undefined>>;
     return (order) => orders[order]?.paid === true;
   }
-}
-
-/** The application a still valid token was issued to (a rare path: requests without an application header). */
-export function tokenOwner(store: Store, token: string, now: number): string | undefined {
-  const key = hashToken(token);
-  return store.applications().find((a) => {
-    const record = store.tenant(a).tokens[key];
-    return record !== undefined && Date.parse(record.expiresAt) > now;
-  });
 }
