@@ -60,14 +60,15 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
 export function controlScope(app: FastifyInstance, adminToken: string) {
   const expected = digest(adminToken);
   const prefix = app.prefix;
-  // The application of a live partner token (on that application's own clock), or the 401; a
-  // guessed token is a failure of its address.
+  // The application of a live partner token (on that application's own clock), or the 401: a token
+  // that was issued says why it no longer works; a guessed one is a failure of its address.
   const partnerOf = async (request: FastifyRequest, token: string): Promise<string> => {
     const named = tokenApplication(token);
     if (named !== null) await app.store.sync?.(named);
     const holder = app.tokenHolder(token);
     if ('partner' in holder) return holder.application;
-    if (!holder.issued) app.authFailures.failed(request.ip);
+    if (holder.issued) throw errors.adminToken(true, holder.refused);
+    app.authFailures.failed(request.ip);
     throw errors.adminToken(true);
   };
   const authenticate = async (request: FastifyRequest) => {

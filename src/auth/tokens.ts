@@ -5,6 +5,7 @@ import type { Client } from './clients.js';
 import { clip } from '../http/errors.js';
 import { Memo } from '../memo.js';
 import { sweepDue } from '../schedule/index.js';
+import { formatDuration } from '../time/duration.js';
 
 /** Seconds a token lives, as the spec gives for most tokens. */
 export const TOKEN_LIFETIME_S = 3600;
@@ -72,6 +73,16 @@ export async function issueToken(
   return { token, record };
 }
 
+/**
+ * Why an expired token is refused. On an application whose own clock was moved (POST /__admin/clock
+ * with its application), say so: the partner who moved it may not connect the two.
+ */
+function expired(store: Store, application: string, expiresAt: string, now: Date): string {
+  const moved = store.tenant(application).clock_offset_ms;
+  if (!moved) return `Access token expired at ${expiresAt}: call POST /login for a new one`;
+  return `Access token expired at ${expiresAt} on the clock of application "${clip(application)}", which POST /__admin/clock moved by ${moved > 0 ? '+' : ''}${formatDuration(moved)} (its time is ${now.toISOString()}): call POST /login for a new one`;
+}
+
 /** Who a token stands for: the partner, in the application it is bound to. */
 export interface TokenHolder {
   application: string;
@@ -97,8 +108,7 @@ export function checkToken(store: Store, nowOf: (application: string) => Date, t
   const record = bound === undefined ? undefined : store.tenant(bound).tokens[key];
   if (!record || bound === undefined) return { refused: 'Invalid access token: call POST /login for a new one', issued: false };
   if (application !== undefined && bound !== application) return { refused: `Access token was issued for application "${clip(bound)}", not "${clip(application)}"`, issued: true };
-  if (Date.parse(record.expiresAt) <= nowOf(bound).getTime()) {
-    return { refused: `Access token expired at ${record.expiresAt}: call POST /login for a new one`, issued: true };
-  }
+  const now = nowOf(bound);
+  if (Date.parse(record.expiresAt) <= now.getTime()) return { refused: expired(store, bound, record.expiresAt, now), issued: true };
   return { application: bound, partner: { clientId: record.clientId, scopes: record.scopes } };
 }

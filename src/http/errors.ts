@@ -134,12 +134,12 @@ export const errors = {
   payloadTooLarge: () => new ApiError(413, '0', 'Request body is too large'),
   unsupportedMediaType: (type: string) =>
     new ApiError(415, '0', `Unsupported Content-Type "${clip(type)}": send application/json`),
-  /** 401 1401: the control API was started with --admin-token and the request lacks it (or sent another). */
-  adminToken: (sent: boolean) =>
+  /** 401 1401: the control API was started with --admin-token and the request lacks it (or sent another; `why`: a partner token's own refusal, an expired one's). */
+  adminToken: (sent: boolean, why?: string) =>
     new ApiError(
       401,
       '1401',
-      `${sent ? "The token sent is neither this server's admin token nor a live partner token" : 'The control API needs the admin token'}: send Authorization: Bearer <admin token> (the server's --admin-token or MOCK_SERVER_ADMIN_TOKEN), or a partner's access token from POST /login for its own application`,
+      why ?? `${sent ? "The token sent is neither this server's admin token nor a live partner token" : 'The control API needs the admin token'}: send Authorization: Bearer <admin token> (the server's --admin-token or MOCK_SERVER_ADMIN_TOKEN), or a partner's access token from POST /login for its own application`,
       { 'WWW-Authenticate': `Bearer realm="mock-server-admin"${sent ? ', error="invalid_token"' : ''}` },
     ),
   /**

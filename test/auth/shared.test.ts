@@ -136,3 +136,21 @@ t.test('the operator registers partners with the scopes of limited-client and ca
   const done = await cancel(cancelOnly);
   t.equal(done.statusCode, 204, `with it, the cancellation ${done.body}`);
 });
+
+t.test("a token expired on its application's own clock says so, and names the move", async (t) => {
+  const app = await buildTestApp({ config: { shared: true, adminToken: ADMIN } });
+  t.teardown(() => app.close());
+  const token = await tokenFor(app, 'late-shop');
+  const moved = await app.inject({ method: 'POST', url: '/__admin/clock', headers: { authorization: `Bearer ${token}` }, payload: { advance: 'PT2H' } });
+  t.equal(moved.statusCode, 200, 'the partner moves its own clock');
+  const why = /^Access token expired at 2026-01-15T11:00:00\.000Z on the clock of application "late-shop", which POST \/__admin\/clock moved by \+PT2H \(its time is 2026-01-15T12:00:00\.000Z\): call POST \/login for a new one$/;
+  const partner = await as(app, 'late-shop', token)('POST', '/carts');
+  t.equal(partner.statusCode, 401);
+  t.match(partner.json().message, why, 'on the partner API');
+  const control = await app.inject({ url: '/__admin/orders', headers: { authorization: `Bearer ${token}` } });
+  t.equal(control.statusCode, 401);
+  t.match(control.json().message, why, 'and on the control API');
+  const other = await tokenFor(app, 'on-time-shop');
+  await app.inject({ method: 'POST', url: '/__admin/clock', headers: { authorization: `Bearer ${ADMIN}` }, payload: { advance: 'PT2H' } });
+  t.match((await as(app, 'on-time-shop', other)('POST', '/carts')).json().message, /^Access token expired at \S+: call POST \/login for a new one$/, 'a token expired on the server clock says only that');
+});
