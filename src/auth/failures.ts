@@ -1,10 +1,8 @@
 import type { Clock } from '../clock.js';
+import { FixedWindows } from '../http/windows.js';
 
 /** Failed authentications one source address may make in a window before it must wait. */
 export const FAILURE_BURST = 30;
-const WINDOW_MS = 60_000;
-/** Addresses remembered at most; the least recently started window goes first. */
-const ADDRESSES = 10_000;
 
 /**
  * Failed authentications per source address (a wrong bearer token, admin token or client secret),
@@ -14,27 +12,19 @@ const ADDRESSES = 10_000;
  * never counted (a catalog read, a dashboard not logged in yet).
  */
 export class AuthFailures {
-  readonly #windows = new Map<string, { count: number; start: number }>();
+  readonly #windows: FixedWindows;
 
-  constructor(private readonly clock: Clock) {}
+  constructor(clock: Clock) {
+    this.#windows = new FixedWindows(clock, 60_000);
+  }
 
   /** Seconds `address` must wait before its credentials are looked at again; 0 when it need not. */
   wait(address: string): number {
-    const w = this.#windows.get(address);
-    if (!w || w.count < FAILURE_BURST) return 0;
-    const left = w.start + WINDOW_MS - this.clock.now().getTime();
-    return left > 0 ? Math.ceil(left / 1000) : 0;
+    const { count, left } = this.#windows.peek(address);
+    return count >= FAILURE_BURST ? Math.ceil(left / 1000) : 0;
   }
 
   failed(address: string): void {
-    const now = this.clock.now().getTime();
-    let w = this.#windows.get(address);
-    // A clock set back starts a new window too.
-    if (!w || now - w.start >= WINDOW_MS || now < w.start) {
-      this.#windows.delete(address);
-      if (this.#windows.size >= ADDRESSES) this.#windows.delete(this.#windows.keys().next().value as string);
-      this.#windows.set(address, (w = { count: 0, start: now }));
-    }
-    w.count++;
+    this.#windows.hit(address);
   }
 }

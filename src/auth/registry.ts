@@ -30,10 +30,9 @@ const listed = (r: RegisteredClient): ListedClient => ({ client_id: r.client_id,
 /**
  * The OAuth clients POST /login accepts: the fixture clients and the built-in sandbox-client (of a
  * shared sandbox, --shared, only the --fixtures clients that name their applications: loadClients),
- * and the partners registered
- * through POST /__admin/clients, which are kept in the store (server-wide state) with only the
- * SHA-256 of their secret. Registered secrets are 32 random bytes: a fast digest is as safe as a
- * slow one against guessing, and login stays cheap.
+ * and the partners registered through POST /__admin/clients, which are kept in the store
+ * (server-wide state) with only the SHA-256 of their secret. Registered secrets are 32 random
+ * bytes: a fast digest is as safe as a slow one against guessing, and login stays cheap.
  */
 export class ClientRegistry {
   readonly #fixtures: ReadonlyMap<string, Client>;

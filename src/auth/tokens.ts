@@ -106,7 +106,7 @@ export function checkToken(store: Store, nowOf: (application: string) => Date, t
   const key = hashToken(token);
   const bound = tokenApplication(token) ?? application;
   const record = bound === undefined ? undefined : store.tenant(bound).tokens[key];
-  if (!record || bound === undefined) return { refused: 'Invalid access token: call POST /login for a new one', issued: false };
+  if (bound === undefined || !record) return { refused: 'Invalid access token: call POST /login for a new one', issued: false };
   if (application !== undefined && bound !== application) return { refused: `Access token was issued for application "${clip(bound)}", not "${clip(application)}"`, issued: true };
   const now = nowOf(bound);
   if (Date.parse(record.expiresAt) <= now.getTime()) return { refused: expired(store, bound, record.expiresAt, now), issued: true };

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import { errors } from './errors.js';
 import { stateLimit } from './state-limit.js';
+import { FixedWindows } from './windows.js';
 
 export interface LimitsOptions {
   /** Partner requests per second per application; 0: no limit. */
@@ -49,7 +50,7 @@ async function rateLimits(app: FastifyInstance, opts: LimitsOptions) {
   await app.register(rateLimit, {
     global: true,
     max: opts.perSecond,
-    timeWindow: 1000,
+    timeWindow: 1000, // clockStore's windows are of a second too
     store: clockStore(app.clock, 10_000),
     hook: 'preParsing',
     keyGenerator: chargedTo,
@@ -68,27 +69,14 @@ async function rateLimits(app: FastifyInstance, opts: LimitsOptions) {
   });
 }
 
-type Counted = { current: number; ttl: number };
-
-/**
- * @fastify/rate-limit's counters on the server clock (its own store reads Date.now(), which tests
- * cannot move): a fixed window per key, at most `size` keys, the least recently started going first.
- */
+/** @fastify/rate-limit's counters on the server clock (its own store reads Date.now(), which tests cannot move). */
 function clockStore(clock: Clock, size: number) {
   return class ClockStore {
-    readonly #windows = new Map<string, { count: number; start: number }>();
+    readonly #windows = new FixedWindows(clock, 1000, size);
 
-    incr(key: string, cb: (err: Error | null, res: Counted) => void, timeWindow: number): void {
-      const now = clock.now().getTime();
-      let w = this.#windows.get(key);
-      // A clock set back starts a new window too.
-      if (!w || now - w.start >= timeWindow || now < w.start) {
-        this.#windows.delete(key);
-        if (this.#windows.size >= size) this.#windows.delete(this.#windows.keys().next().value as string);
-        this.#windows.set(key, (w = { count: 0, start: now }));
-      }
-      w.count++;
-      cb(null, { current: w.count, ttl: w.start + timeWindow - now });
+    incr(key: string, cb: (err: Error | null, res: { current: number; ttl: number }) => void): void {
+      const { count, left } = this.#windows.hit(key);
+      cb(null, { current: count, ttl: left });
     }
 
     child(): ClockStore {
@@ -105,11 +93,11 @@ const FAIR_TURN = 4;
  * requests of an application start; the rest wait, in order, for the next turns, and each turn the
  * waiting applications start FAIR_TURN each. An application is who the request is charged to
  * (chargedTo): requests without a token take the turns of their address, not of the application
- * they name. Between two turns Node reads the sockets again, so the
- * request of a quiet application is answered after at most a few of a noisy one's, not after every
- * request the noisy one had sent at once (in the tests, after 8 of 60 sent together rather than
- * after all 60). One application alone loses nothing but the turns: its requests still go one after
- * another, as fast as the loop turns.
+ * they name. Between two turns Node reads the sockets again, so the request of a quiet application
+ * is answered after at most a few of a noisy one's, not after every request the noisy one had sent
+ * at once (in the tests, after 8 of 60 sent together rather than after all 60). One application
+ * alone loses nothing but the turns: its requests still go one after another, as fast as the loop
+ * turns.
  */
 function fairTurns(app: FastifyInstance) {
   const started = new Map<string, number>();
