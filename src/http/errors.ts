@@ -117,7 +117,7 @@ export const errors = {
     new ApiError(
       401,
       '1401',
-      `This sandbox is shared: acting for application "${clip(application)}" needs its access token. Send Authorization: Bearer <access_token> from POST /login with the client_id and client_secret the sandbox's operator registered for it`,
+      `This sandbox is shared: acting for application "${clip(application)}" needs its access token: Authorization: Bearer <token> from POST /login, with the client_id and client_secret its operator registered for you`,
       { 'WWW-Authenticate': 'Bearer realm="mock-server"' },
     ),
   /** 403 0: the token lacks a scope the operation needs (callers with a documented status pass their own). */
@@ -176,7 +176,7 @@ export const errors = {
     new ApiError(
       429,
       '0',
-      `Application "${clip(application)}" keeps ${max} records at most and is full: ${kept} (unordered carts and expired tokens already went). POST /__admin/reset with its application starts it afresh, orders included`,
+      `Application "${clip(application, 32)}" is full: ${kept} (at most ${max}; unordered carts and expired tokens went first). POST /__admin/reset of it starts afresh, orders included`,
       { 'Retry-After': '3600' },
     ),
   /** 403: a partner's token on a server-wide control operation (a full reset, the server clock, partner registration, …). */

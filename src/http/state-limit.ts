@@ -11,10 +11,10 @@ const FREE_DOWN_TO = 0.9;
 
 const count = (t: Readonly<Tenant>) => COUNTED.reduce((n, field) => n + Object.keys(t[field]).length, 0);
 
-/** What a full application keeps, in words: "orders: 3, ordered carts: 3, webhook deliveries: 1, …". */
+/** What a full application keeps, in words: "3 orders, 3 carts, 1 deliveries, 0 scenario runs, 2 live tokens". */
 function kept(t: Readonly<Tenant>): string {
   const n = (k: (typeof COUNTED)[number]) => Object.keys(t[k]).length;
-  return `orders: ${n('orders')}, ordered carts: ${n('carts')}, webhook deliveries: ${n('deliveries')}, scenario runs: ${n('scenario_runs')}, live tokens: ${n('tokens')}`;
+  return `${n('orders')} orders, ${n('carts')} carts, ${n('deliveries')} deliveries, ${n('scenario_runs')} scenario runs, ${n('tokens')} live tokens`;
 }
 
 /**

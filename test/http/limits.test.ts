@@ -110,7 +110,7 @@ t.test('an application full of what it cannot lose is refused (429 with Retry-Af
   const refused = await post('full', '/carts');
   t.equal(refused.statusCode, 429);
   t.same(Object.keys(refused.json()).sort(), ['code', 'message']);
-  t.match(refused.json().message, /^Application "full" keeps 3 records at most and is full: orders: 1, ordered carts: 1, webhook deliveries: 0, scenario runs: 0, live tokens: 1 \(unordered carts and expired tokens already went\)\. POST \/__admin\/reset with its application starts it afresh, orders included$/);
+  t.match(refused.json().message, /^Application "full" is full: 1 orders, 1 carts, 0 deliveries, 0 scenario runs, 1 live tokens \(at most 3; unordered carts and expired tokens went first\)\. POST \/__admin\/reset of it starts afresh, orders included$/);
   t.ok(refused.json().message.length < 300);
   t.equal(refused.headers['retry-after'], '3600');
   t.equal((await post('other', '/carts')).statusCode, 200, 'another application is not affected');
