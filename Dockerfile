@@ -7,7 +7,7 @@
 #   NPM_REGISTRY  npm registry to install from, e.g. --build-arg NPM_REGISTRY="$(npm config get registry)"
 # Build secret (optional): id=npm_ca, a CA bundle for the registry's TLS, e.g.
 #   --secret id=npm_ca,src=/etc/ssl/certs/ca-certificates.crt
-ARG BASE_IMAGE=node:22-bookworm-slim
+ARG BASE_IMAGE=docker.io/library/node:22-bookworm-slim
 
 # Every dependency, from the lockfile alone: this layer is reused until package*.json change.
 FROM ${BASE_IMAGE} AS devdeps
@@ -26,7 +26,8 @@ RUN npm prune --omit=dev --ignore-scripts --no-audit --no-fund --offline --logle
 # dist/bin/ (mock-server.js and its chunks), bundled by esbuild (npm run build).
 FROM devdeps AS build
 COPY tsconfig*.json ./
-COPY scripts ./scripts
+# The build script alone: a change to the container test's scripts then rebuilds nothing.
+COPY scripts/build.js ./scripts/
 COPY bin ./bin
 COPY src ./src
 RUN npm run build

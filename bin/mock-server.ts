@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { loadConfig, usage } from '../src/config.js';
+import { isPostgresUrl } from '../src/store/postgres/errors.js';
 import { VERSION } from '../src/version.js';
 
 // The flags are read (and --help, --version and a mistake in them answered) before the rest is
@@ -70,9 +71,22 @@ async function main(): Promise<void> {
       process.exit(result.differences.length ? 1 : 0);
     }
     // falls through: process.exit never returns
+    case 'certify': {
+      const { certify } = await import('../src/certification/cli.js');
+      process.exit(await certify(invocation.url ?? 'http://127.0.0.1:8080', invocation.certify, invocation.config.adminToken));
+    }
+    // falls through: process.exit never returns
+    case 'certify-verify': {
+      const { verifyCommand } = await import('../src/certification/cli.js');
+      process.exit(await verifyCommand(invocation.args[0] as string, invocation.url, invocation.certify.jwks));
+    }
+    // falls through: process.exit never returns
     default: {
-      // A --db that cannot be used is refused before the server's modules load (most of a second).
-      if (invocation.config.db !== 'memory') await (await import('../src/store/file/checks.js')).checkStatePath(invocation.config.db);
+      // A state file that cannot be used is refused before the server's modules load (most of a second).
+      // A database URL is no path (it would make folders named after it, password included): the
+      // database answers for itself when the store connects.
+      const { db } = invocation.config;
+      if (db !== 'memory' && !isPostgresUrl(db)) await (await import('../src/store/file/checks.js')).checkStatePath(db);
       const { exitOnSignals, startServer } = await import('../src/server.js');
       exitOnSignals(await startServer(invocation.config));
     }

@@ -10,7 +10,7 @@ export class ConfigError extends Error {
   }
 }
 
-export type Command = 'serve' | 'help' | 'version' | 'replay' | 'webhooks-check' | 'report' | 'proxy' | 'drift';
+export type Command = 'serve' | 'help' | 'version' | 'replay' | 'webhooks-check' | 'report' | 'proxy' | 'drift' | 'certify' | 'certify-verify';
 
 export interface CheckFlags {
   secret: string | null;
@@ -37,6 +37,21 @@ export interface DriftFlags {
   allowWrites: boolean;
 }
 
+export const CERTIFY_FORMATS = ['text', 'json', 'junit'] as const;
+
+export interface CertifyFlags {
+  application: string | null;
+  format: (typeof CERTIFY_FORMATS)[number];
+  /** Stop (exit 1) when the run has not passed after this long; null: wait until stopped. */
+  timeoutMs: number | null;
+  /** Where the certificate is written; null: certificate-<application>.jwt. */
+  out: string | null;
+  /** The control API's bearer: the admin token, or the partner's own access token. */
+  token: string | null;
+  /** certify verify: the keys as a JWK set file, instead of asking --url. */
+  jwks: string | null;
+}
+
 type Values = Record<string, string | boolean | undefined>;
 
 const oneOf = <T extends string>(flag: string, value: string | null, allowed: readonly T[], fallback: T): T => {
@@ -45,10 +60,13 @@ const oneOf = <T extends string>(flag: string, value: string | null, allowed: re
   return value as T;
 };
 
-/** The flags of `webhooks check`, `report` and `drift`, each refused with any other command. */
-export function commandFlags(command: Command, url: string | null, values: Values): { check: CheckFlags; report: ReportFlags; drift: DriftFlags } {
+/** The flags of `webhooks check`, `report`, `drift` and `certify`, each refused with any other command. */
+export function commandFlags(command: Command, url: string | null, values: Values): { check: CheckFlags; report: ReportFlags; drift: DriftFlags; certify: CertifyFlags } {
   const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : null);
-  const owners: Record<string, Command[]> = { secret: ['webhooks-check'], basic: ['webhooks-check'], format: ['webhooks-check', 'report', 'drift'], application: ['report', 'drift'], 'fail-on': ['report'], 'allow-writes': ['drift'] };
+  const owners: Record<string, Command[]> = {
+    secret: ['webhooks-check'], basic: ['webhooks-check'], format: ['webhooks-check', 'report', 'drift', 'certify'], application: ['report', 'drift', 'certify'], 'fail-on': ['report'], 'allow-writes': ['drift'],
+    timeout: ['certify'], out: ['certify'], token: ['certify'], jwks: ['certify-verify'],
+  };
   for (const [flag, commands] of Object.entries(owners)) {
     if (values[flag] !== undefined && !commands.includes(command)) {
       const names = commands.map((c) => c.replace('-', ' '));
@@ -59,6 +77,7 @@ export function commandFlags(command: Command, url: string | null, values: Value
   const check: CheckFlags = { secret: null, basic: null, format: 'text' };
   const report: ReportFlags = { application: null, format: 'text', failOn: 'error' };
   const drift: DriftFlags = { application: 'mock-server-drift', format: 'text', allowWrites: false };
+  const certify: CertifyFlags = { application: null, format: 'text', timeoutMs: null, out: null, token: null, jwks: null };
   if (command === 'webhooks-check') {
     if (url === null) throw new ConfigError('webhooks check needs --url: the receiver to check');
     const problem = webhookUrlProblem(url);
@@ -80,5 +99,14 @@ export function commandFlags(command: Command, url: string | null, values: Value
     if (application === '') throw new ConfigError('--application: must not be empty');
     Object.assign(drift, { application: application ?? drift.application, format: oneOf('format', str('format'), DRIFT_FORMATS, 'text'), allowWrites: values['allow-writes'] === true });
   }
-  return { check, report, drift };
+  if (command === 'certify' || command === 'certify-verify') {
+    if (url !== null && !/^https?:\/\/[^/]/.test(url)) throw new ConfigError(`--url: "${url.slice(0, 100)}" must be the sandbox's http(s) origin, e.g. http://127.0.0.1:8080`);
+    if (command === 'certify-verify' && url !== null && values.jwks !== undefined) throw new ConfigError('certify verify takes --url or --jwks, not both');
+    const application = str('application');
+    if (command === 'certify' && !application) throw new ConfigError('certify needs --application: the application to certify');
+    const timeout = str('timeout');
+    if (timeout !== null && !/^\d+$/.test(timeout)) throw new ConfigError(`--timeout: "${timeout.slice(0, 20)}" must be whole seconds`);
+    Object.assign(certify, { application, format: oneOf('format', str('format'), CERTIFY_FORMATS, 'text'), timeoutMs: timeout === null ? null : Number(timeout) * 1000, out: str('out'), token: str('token'), jwks: str('jwks') });
+  }
+  return { check, report, drift, certify };
 }

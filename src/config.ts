@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isIPv4, isIPv6 } from 'node:net';
 import { parseArgs } from 'node:util';
-import { commandFlags, ConfigError, type CheckFlags, type Command, type DriftFlags, type ReportFlags } from './cli-flags.js';
+import { commandFlags, ConfigError, type CertifyFlags, type CheckFlags, type Command, type DriftFlags, type ReportFlags } from './cli-flags.js';
 import { builtinScenariosDir } from './paths.js';
 import { webhookUrlProblem } from './webhooks/url.js';
 
@@ -49,6 +49,10 @@ export interface Config {
   upstream: string | null;
   /** proxy: a directory the upstream's catalog answers are recorded into as fixture files, or null. */
   record: string | null;
+  /** An Ed25519 private key (PKCS#8 PEM) certificates are signed with; null: the key kept with the state. */
+  certificateKey: string | null;
+  /** On PostgreSQL: how long a claim on due work stays an instance's without being renewed (ms). */
+  leaseMs: number;
 }
 
 export const defaults: Readonly<Config> = Object.freeze({
@@ -73,6 +77,8 @@ export const defaults: Readonly<Config> = Object.freeze({
   stateLimit: 50_000,
   upstream: null,
   record: null,
+  certificateKey: null,
+  leaseMs: 30_000,
 });
 
 export type LogFormat = 'pretty' | 'json';
@@ -120,7 +126,9 @@ export const OPTIONS: readonly Option[] = [
   { key: 'allowPrivateReceivers', flag: 'allow-private-receivers', arg: '', env: ['MOCK_SERVER_ALLOW_PRIVATE_RECEIVERS'], kind: 'bool', help: 'with --shared: receivers partners set may be loopback or private addresses (a private deployment)' },
   { key: 'upstream', flag: 'upstream', arg: 'URL', env: ['MOCK_SERVER_UPSTREAM'], kind: 'string', nullable: true, help: 'proxy and drift: the real service\'s API base URL, e.g. https://sandbox.example.com/api/v3' },
   { key: 'record', flag: 'record', arg: 'DIR', env: ['MOCK_SERVER_RECORD'], kind: 'string', nullable: true, help: 'proxy: record the catalog the upstream answers as fixture files in DIR (serve them with --fixtures DIR)' },
+  { key: 'certificateKey', flag: 'certificate-key', arg: 'FILE', env: ['MOCK_SERVER_CERTIFICATE_KEY'], kind: 'string', nullable: true, defaultText: 'a key made at the first start, kept with the state', help: 'Ed25519 private key (PKCS#8 PEM) that signs certification certificates' },
   { key: 'rateLimit', flag: 'rate-limit', arg: 'N', env: ['MOCK_SERVER_RATE_LIMIT'], kind: 'int', min: 0, max: 1_000_000, help: 'with --shared: partner requests per second per application (and per address without a token), past it 429 (0 = no limit)' },
+  { key: 'leaseMs', flag: 'lease-ms', arg: 'MS', env: ['MOCK_SERVER_LEASE_MS'], kind: 'int', min: 100, max: 3_600_000, help: 'on PostgreSQL: how long an instance\'s claim on due work (a webhook attempt, a scenario step) lasts without renewal; the work of an instance that died or froze moves to another after it' },
 ];
 
 const TRUE = ['1', 'true', 'yes', 'on'];
@@ -245,6 +253,7 @@ export interface Invocation {
   check: CheckFlags;
   report: ReportFlags;
   drift: DriftFlags;
+  certify: CertifyFlags;
   config: Config;
 }
 
@@ -302,7 +311,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
   const options: Record<string, { type: 'string' | 'boolean' }> = {
     config: { type: 'string' }, help: { type: 'boolean' }, version: { type: 'boolean' }, url: { type: 'string' },
     secret: { type: 'string' }, basic: { type: 'string' }, format: { type: 'string' }, application: { type: 'string' }, 'fail-on': { type: 'string' },
-    builtin: { type: 'boolean' }, 'allow-writes': { type: 'boolean' },
+    builtin: { type: 'boolean' }, 'allow-writes': { type: 'boolean' }, timeout: { type: 'string' }, out: { type: 'string' }, token: { type: 'string' }, jwks: { type: 'string' },
   };
   for (const o of OPTIONS) options[o.flag] = { type: o.kind === 'bool' ? 'boolean' : 'string' };
   let parsed: ReturnType<typeof parseArgs>;
@@ -318,6 +327,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
   else if (first === 'webhooks' && rest[0] === 'check' && rest.length === 1) command = 'webhooks-check';
   else if (first === 'report' && rest.length === 0) command = 'report';
   else if ((first === 'proxy' || first === 'drift') && rest.length === 0) command = first;
+  else if (first === 'certify' && rest.length === 0) command = 'certify';
+  else if (first === 'certify' && rest[0] === 'verify' && rest.length === 2) command = 'certify-verify';
+  else if (first === 'certify') throw new ConfigError('certify takes --application APP, or one subcommand: mock-server certify verify FILE');
   else if (first === 'webhooks') throw new ConfigError('webhooks takes one subcommand: mock-server webhooks check --url URL');
   else if (first !== undefined) throw new ConfigError(`unknown command "${first}" (try --help)`);
   if (values.help) command = 'help';
@@ -348,9 +360,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
     if (v !== undefined) set(o, v, `--${o.flag}`);
   }
   const url = typeof values.url === 'string' ? values.url : null;
-  if (url !== null && command !== 'replay' && command !== 'webhooks-check' && command !== 'report' && command !== 'drift') throw new ConfigError('--url goes with the replay, webhooks check, report and drift commands');
+  if (url !== null && !['replay', 'webhooks-check', 'report', 'drift', 'certify', 'certify-verify'].includes(command)) throw new ConfigError('--url goes with the replay, webhooks check, report, drift and certify commands');
   if (values.builtin && command !== 'replay') throw new ConfigError('--builtin goes with the replay command');
-  const files = command !== 'replay' ? [] : values.builtin ? builtinReplays(rest) : rest;
+  const files = command === 'certify-verify' ? rest.slice(1) : command !== 'replay' ? [] : values.builtin ? builtinReplays(rest) : rest;
   if (command === 'replay' && files.length === 0) throw new ConfigError('replay needs at least one file (or --builtin for the shipped ones)');
   const checked = Object.freeze(upstreamRules(command, check(config)));
   return { command, args: files, url, ...commandFlags(command, url, values), config: checked };
@@ -396,6 +408,10 @@ export function usage(): string {
     '                                                 forward the partner API to the real service, with the journal, report and dashboard',
     '       mock-server drift --upstream URL [--url URL] [--application A] [--format text|json|junit] [--allow-writes]',
     '                                                 compare the shapes of the real service\'s answers with the mock\'s (default: an own mock)',
+    '       mock-server certify --application A [--url URL] [--token T] [--format text|json|junit] [--timeout S] [--out FILE]',
+    '                                                 run the certification suite, print its checklist live, write the certificate when all passed',
+    '       mock-server certify verify FILE [--url URL | --jwks FILE]',
+    '                                                 check a certificate against a sandbox\'s keys (exit 0 valid, 1 edited, expired or foreign)',
     '',
     'Options (flags win over env, env over the --config file, the file over the defaults):',
     ...rows,
@@ -404,7 +420,8 @@ export function usage(): string {
     `  ${col('--help')} this text`,
     `  ${col('--version')} the version`,
     '',
-    'Exit codes: 0 stopped by SIGTERM/SIGINT (or replay passed, no drift), 1 replay failed, drift found or unexpected error,',
+    'Exit codes: 0 stopped by SIGTERM/SIGINT (or replay passed, no drift, certified, a valid certificate), 1 replay failed, drift found,',
+    'not certified, an invalid certificate or unexpected error,',
     '2 bad flag, env value, config, fixture or scenario file, or the port cannot be used.',
   ].join('\n');
 }

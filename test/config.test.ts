@@ -35,6 +35,13 @@ t.test('precedence: flags > env > file > defaults', async (t) => {
   );
 });
 
+t.test('lease: 30 s by default, --lease-ms > MOCK_SERVER_LEASE_MS, at least 100 ms', async (t) => {
+  t.equal(loadConfig([], {}).config.leaseMs, 30_000);
+  t.equal(loadConfig([], { MOCK_SERVER_LEASE_MS: '1000' }).config.leaseMs, 1000);
+  t.equal(loadConfig(['--lease-ms', '2000'], { MOCK_SERVER_LEASE_MS: '1000' }).config.leaseMs, 2000);
+  t.throws(() => loadConfig(['--lease-ms', '10'], {}), { userFacing: true, message: /--lease-ms: 10 is out of range 100\.\.3600000/ });
+});
+
 t.test('admin token: default none, flag > env > file, never echoed in an error', async (t) => {
   t.equal(loadConfig([], {}).config.adminToken, null, 'none by default');
   const cfg = file('token.json', JSON.stringify({ adminToken: 'from-file' }));
@@ -121,8 +128,13 @@ t.test('every mistake is one clear ConfigError', async (t) => {
     [['--log-format', 'xml'], {}, /^--log-format: "xml" is not one of pretty, json$/],
     [[], { MOCK_SERVER_LOG_FORMAT: 'JSON' }, /^MOCK_SERVER_LOG_FORMAT: "JSON" is not one of pretty, json$/],
     [['serve'], {}, /unknown command "serve"/],
-    [['--url', 'http://127.0.0.1:1'], {}, /--url goes with the replay, webhooks check, report and drift commands/],
+    [['--url', 'http://127.0.0.1:1'], {}, /--url goes with the replay, webhooks check, report, drift and certify commands/],
     [['replay'], {}, /replay needs at least one file/],
+    [['certify'], {}, /^certify needs --application: the application to certify$/],
+    [['certify', 'verify'], {}, /^certify takes --application APP, or one subcommand: mock-server certify verify FILE$/],
+    [['certify', '--application', 'a', '--timeout', 'PT1M'], {}, /^--timeout: "PT1M" must be whole seconds$/],
+    [['certify', '--application', 'a', '--jwks', 'k.json'], {}, /^--jwks goes with the certify verify command$/],
+    [['certify', 'verify', 'c.jwt', '--url', 'http://127.0.0.1:1', '--jwks', 'k.json'], {}, /^certify verify takes --url or --jwks, not both$/],
     [['replay', '--builtin', 'no-such'], {}, /^replay --builtin: no shipped replay "no-such" \(one of .*instant-confirmation/],
     [['--builtin'], {}, /^--builtin goes with the replay command$/],
     [['--port'], {}, /--port/],

@@ -2,7 +2,8 @@
 // the stack is not started (docs/container-and-deployment.md says so); what can be checked without
 // it is checked: the services, their health checks, ports, volumes and start order, and the mock's
 // environment as the real config loader reads it. The instances' behaviour on one PostgreSQL is
-// proven by the process tests (test/store/postgres-process.test.ts).
+// proven by the process tests (test/store/postgres-process.test.ts), and the image's by
+// scripts/container-test.sh: two containers of it on one PostgreSQL, as this file runs them.
 import t from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -23,11 +24,13 @@ const substitute = (s: string, vars: Record<string, string>) => s.replace(/\$\{(
 
 t.test('three services: PostgreSQL, the mock from this Dockerfile, HAProxy, from official images', async (t) => {
   t.same(Object.keys(compose.services).sort(), ['db', 'lb', 'mock']);
-  t.match(db.image, /^postgres:\d+$/);
-  t.match(lb.image, /^haproxy:[\d.]+$/);
+  // In full: podman refuses a short name where no unqualified-search registry is configured.
+  t.match(db.image, /^docker\.io\/library\/postgres:\d+$/);
+  t.match(lb.image, /^docker\.io\/library\/haproxy:[\d.]+$/);
   t.equal(join(deploy, mock.build.context), root, 'built from the repository root');
   t.ok(existsSync(join(deploy, mock.build.context, mock.build.dockerfile)), 'with its Dockerfile');
   t.ok(mock.deploy.replicas >= 2, 'two or more instances');
+  t.equal(mock.read_only, true, 'on a read-only root file system, as scripts/container-test.sh runs them');
 });
 
 t.test('the database keeps its data in a named volume, and is healthy once it takes connections', async (t) => {
