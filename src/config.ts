@@ -286,6 +286,8 @@ export function nearest(name: string, known: readonly string[]): string[] {
   let best = Infinity;
   let found: string[] = [];
   for (const k of names) {
+    // Never fewer edits than the lengths differ by: a client's 100 KB field name costs nothing.
+    if (Math.abs(n.length - k.length) > limit) continue;
     const dist = editDistance(n, k.toLowerCase());
     if (dist > limit || dist > best) continue;
     if (dist < best) found = [];
