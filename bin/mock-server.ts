@@ -81,6 +81,19 @@ async function main(): Promise<void> {
       process.exit(result.differences.length ? 1 : 0);
     }
     // falls through: process.exit never returns
+    case 'listen': {
+      const [{ SandboxSession }, { listen, printSecret }] = await Promise.all([import('../src/sandbox-session.js'), import('../src/listen/cli.js')]);
+      const session = new SandboxSession({ ...sessionOptions(invocation), fallback: null });
+      if (invocation.listen.printSecret) {
+        console.log(await printSecret(session));
+        return;
+      }
+      // Ctrl-C (or SIGTERM) ends the listener: the sandbox is told, and stops keeping deliveries for it.
+      const stop = new AbortController();
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+      process.exit(await listen(session, invocation.listen, { event: (l) => console.log(l), status: (l) => console.error(l) }, stop.signal));
+    }
+    // falls through: process.exit never returns
     case 'trigger': {
       const [{ SandboxSession }, { trigger, listEvents }] = await Promise.all([import('../src/sandbox-session.js'), import('../src/trigger/run.js')]);
       const flags = invocation.trigger;

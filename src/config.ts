@@ -320,7 +320,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
   if (first === 'replay') command = 'replay';
   else if (first === 'webhooks' && rest[0] === 'check' && rest.length === 1) command = 'webhooks-check';
   else if (first === 'report' && rest.length === 0) command = 'report';
-  else if ((first === 'proxy' || first === 'drift') && rest.length === 0) command = first;
+  else if ((first === 'proxy' || first === 'drift' || first === 'listen') && rest.length === 0) command = first;
   else if (first === 'trigger') command = 'trigger';
   else if (first === 'webhooks') throw new ConfigError('webhooks takes one subcommand: mock-server webhooks check --url URL');
   else if (first !== undefined) throw new ConfigError(`unknown command "${first}" (try --help)`);
@@ -352,7 +352,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
     if (v !== undefined) set(o, v, `--${o.flag}`);
   }
   const url = typeof values.url === 'string' ? values.url : null;
-  if (url !== null && !['replay', 'webhooks-check', 'report', 'drift', 'listen', 'trigger'].includes(command)) throw new ConfigError('--url goes with the replay, webhooks check, report, drift and trigger commands');
+  if (url !== null && !['replay', 'webhooks-check', 'report', 'drift', 'listen', 'trigger'].includes(command)) throw new ConfigError('--url goes with the replay, webhooks check, report, drift, listen and trigger commands');
   if (values.builtin && command !== 'replay') throw new ConfigError('--builtin goes with the replay command');
   const files = command !== 'replay' ? [] : values.builtin ? builtinReplays(rest) : rest;
   if (command === 'replay' && files.length === 0) throw new ConfigError('replay needs at least one file (or --builtin for the shipped ones)');
@@ -400,6 +400,9 @@ export function usage(): string {
     '                                                 forward the partner API to the real service, with the journal, report and dashboard',
     '       mock-server drift --upstream URL [--url URL] [--application A] [--format text|json|junit] [--allow-writes]',
     '                                                 compare the shapes of the real service\'s answers with the mock\'s (default: an own mock)',
+    '       mock-server listen --forward-to URL [--url SANDBOX] [--application APP] [--client-id ID --client-secret S | --token T]',
+    '                          [--events STATUS,...] [--format text|json] [--print-secret]',
+    '                                                 relay the sandbox\'s webhooks to a local receiver, signed (default sandbox http://127.0.0.1:8080)',
     '       mock-server trigger EVENT [--url SANDBOX] [--application APP] [--item UUID] [--override activity=UUID|quantity=N|email=E]...',
     '                          [--client-id ID --client-secret S | --token T]',
     '                                                 make a lifecycle event happen (books an item first unless --item); trigger --list names them',

@@ -11,7 +11,8 @@ import { WebhookTargets, type ReceiverSource, type WebhookTarget } from './targe
 import { logAttempt, receiverForLog, type AttemptLogger } from './attempt-log.js';
 import { ChaosSettings, type ChaosConfig, type ChaosMark, type ChaosSource } from './chaos.js';
 import { waitingReason, type DeliveryView, type DeliveryWait } from './waiting.js';
-import { afterAttempt, compareDeliveries, DEFAULT_RETRY_SCHEDULE, deliveryDue, listDeliveries, recordDelivery, retryDelays, type Delivery, type DeliveryAttempt, type DeliveryFilter } from './delivery.js';
+import { afterAttempt, chainOf, compareDeliveries, DEFAULT_RETRY_SCHEDULE, deliveryDue, listDeliveries, recordDelivery, retryDelays, type Delivery, type DeliveryAttempt, type DeliveryFilter } from './delivery.js';
+import { Listeners } from './listeners.js';
 
 export type { ReceiverSource, WebhookTarget } from './targets.js';
 
@@ -112,6 +113,10 @@ export class WebhookDispatcher {
   readonly #observers: AttemptObserver[] = [];
   /** Shared store: the claims this instance holds, by delivery id (only those are in #queues). */
   readonly #claims: Map<string, Claim> | null;
+  /** `mock-server listen`: a delivery target of its application beside the receiver. */
+  readonly listeners: Listeners;
+  /** A move's delivery to the listener, recorded beside the receiver's (record() returns one, send() sends both). */
+  readonly #also = new WeakMap<Delivery, Delivery>();
 
   constructor(private readonly opts: DispatcherOptions) {
     this.chaos = new ChaosSettings(opts.store, opts.seed ?? 1);
@@ -125,6 +130,7 @@ export class WebhookDispatcher {
     this.#slots = new SendSlots(total, Math.min(opts.perApplication ?? 256, total));
     this.#unsubscribe = opts.clock.onChange?.(() => this.#queueTick()) ?? (() => undefined);
     this.#claims = opts.scheduler?.shared ? new Map() : null;
+    this.listeners = new Listeners(opts.store, this.#now, () => this.#queueTick());
     opts.scheduler?.register('webhook', { rule: { field: 'deliveries', due: deliveryDue }, limit: total, run: (claims) => this.#claimed(claims) });
     opts.store.onReset((app) => {
       this.#forget(app);
@@ -177,13 +183,23 @@ export class WebhookDispatcher {
    * null when the application has no webhook URL. Call send() with the result once the update resolved.
    */
   record(tenant: Tenant, application: string, snapshot: OrderItemSnapshot): Delivery | null {
-    if (!(tenant.webhookConfig ?? this.#targets.default)) return null;
-    return recordDelivery(tenant, application, snapshot, this.#now(application));
+    const now = this.#now(application);
+    const receiver = tenant.webhookConfig ?? this.#targets.default ? recordDelivery(tenant, application, snapshot, now) : null;
+    const listener = this.listeners.wants(tenant, application, snapshot.item.status, this.secretOf(application) !== null) ? recordDelivery(tenant, application, snapshot, now, 'listener') : null;
+    if (receiver && listener) this.#also.set(receiver, listener);
+    return receiver ?? listener;
   }
 
-  /** Starts sending a delivery returned by record(). */
+  /** The secret an application's webhooks are signed with (null: the server-wide one), receiver or none. */
+  secretOf(application: string | null): string | null {
+    return this.#targets.secretOf(application);
+  }
+
+  /** Starts sending a delivery returned by record() (and the listener's beside it). */
   send(delivery: Delivery | null): void {
     if (!delivery) return;
+    const also = this.#also.get(delivery);
+    if (also) this.send(also);
     // Shared: the commit that recorded it has woken the scheduler, which claims it here or elsewhere.
     if (this.#claims) return void this.#apps.set(delivery.id, delivery.application);
     this.#track(delivery);
@@ -212,7 +228,7 @@ export class WebhookDispatcher {
   /** Deliveries oldest first, each with why it waits (the control API's and the dashboard's view). */
   views(filter: DeliveryFilter = {}): DeliveryView[] {
     const list = this.list(filter);
-    const itemKey = (d: Delivery) => `${d.application}\u0000${d.order_item_uuid}`;
+    const itemKey = (d: Delivery) => `${d.application}\u0000${chainOf(d)}`;
     const heads = new Map<string, Delivery>();
     for (const d of list) {
       const head = heads.get(itemKey(d));
@@ -222,7 +238,7 @@ export class WebhookDispatcher {
     const wait = (d: Delivery, head: Delivery) => {
       const now = this.#now(d.application);
       const due = new Date(Math.max(Date.parse(d.next_attempt_at ?? ''), now.getTime()) || now.getTime());
-      const ctx = { now, head, inFlight: this.#inFlight.has(d.id), hasReceiver: this.target(d.application) !== null, blocked: this.#gate?.(d, due) ?? null, chaos: this.#chaosOf(d), delays: this.#delays };
+      const ctx = { now, head, inFlight: this.#inFlight.has(d.id), hasReceiver: d.target === 'listener' || this.target(d.application) !== null, blocked: this.#gate?.(d, due) ?? null, chaos: this.#chaosOf(d), delays: this.#delays };
       return waitingReason(d, ctx, head.id === d.id ? null : headWaits.get(head.id));
     };
     for (const head of heads.values()) headWaits.set(head.id, wait(head, head));
@@ -345,11 +361,11 @@ export class WebhookDispatcher {
     if (d.state !== 'pending') return;
     let items = this.#queues.get(d.application);
     if (!items) this.#queues.set(d.application, (items = new Map()));
-    const queue = items.get(d.order_item_uuid) ?? [];
+    const queue = items.get(chainOf(d)) ?? [];
     if (queue.some((q) => q.id === d.id)) return;
     queue.push(d);
     queue.sort(compareDeliveries);
-    items.set(d.order_item_uuid, queue);
+    items.set(chainOf(d), queue);
   }
 
   #attempt(d: Delivery): void {
@@ -400,7 +416,7 @@ export class WebhookDispatcher {
     }
     if (chaos.reorder) {
       const earlier = this.list({ application: d.application, order_item_uuid: d.order_item_uuid })
-        .filter((x) => x.state === 'delivered' && x.order_item_version < d.order_item_version)
+        .filter((x) => x.state === 'delivered' && x.target === d.target && x.order_item_version < d.order_item_version)
         .sort((a, b) => b.order_item_version - a.order_item_version)[0];
       if (earlier && !this.#closed) {
         const at = this.#now(d.application);
@@ -480,7 +496,7 @@ export class WebhookDispatcher {
    * chaos fail_first), else the chaos delay to wait first in ms (0: none).
    */
   #plan(d: Delivery, now: Date): Sent | number {
-    if (!this.target(d.application)) return { error: 'no webhook URL is configured for this application', duration_ms: 0, delivered: false };
+    if (d.target !== 'listener' && !this.target(d.application)) return { error: 'no webhook URL is configured for this application', duration_ms: 0, delivered: false };
     const blocked = this.#gate?.(d, now);
     if (blocked) return { error: blocked, duration_ms: 0, delivered: false };
     const chaos = this.#chaosOf(d);
@@ -504,6 +520,12 @@ export class WebhookDispatcher {
 
   /** The POST itself, signed when the application has a secret. */
   async #post(d: Delivery): Promise<AttemptResult> {
+    if (d.target === 'listener') {
+      const body = serializePayload(d.payload);
+      const { secret } = this.listeners.secret(d.application, this.secretOf(d.application));
+      const headers = secret ? signatureHeaders({ id: d.id, body, secret, headerPrefix: this.opts.headerPrefix, at: this.#wall() }) : {};
+      return this.listeners.relay(d, body, headers, this.sender.deadlineMs);
+    }
     const target = this.target(d.application);
     if (!target) return { error: 'no webhook URL is configured for this application', duration_ms: 0, delivered: false };
     const body = serializePayload(d.payload);
@@ -530,6 +552,11 @@ export class WebhookDispatcher {
         this.opts.scheduler?.drop('webhook', c);
         continue;
       }
+      // The listener's connection is on another instance: that one sends it (it claims it within a second or so).
+      if (d.target === 'listener' && this.listeners.where(d.application) === 'elsewhere') {
+        this.opts.scheduler?.release('webhook', c, this.#now(d.application).getTime() + 1000);
+        continue;
+      }
       this.#claims?.set(d.id, c);
       this.#track(d);
     }
@@ -545,10 +572,10 @@ export class WebhookDispatcher {
     const claim = this.#claims?.get(d.id);
     if (!claim) return;
     const items = this.#queues.get(d.application);
-    const queue = items?.get(d.order_item_uuid);
+    const queue = items?.get(chainOf(d));
     const i = queue?.findIndex((q) => q.id === d.id) ?? -1;
     if (queue && i >= 0) queue.splice(i, 1);
-    if (items && queue?.length === 0) items.delete(d.order_item_uuid);
+    if (items && queue?.length === 0) items.delete(chainOf(d));
     this.#claims?.delete(d.id);
     if (unwritten) this.opts.scheduler?.release('webhook', claim);
     else this.opts.scheduler?.done('webhook', claim);

@@ -149,10 +149,10 @@ t.test('mistakes are one line and exit 2', async (t) => {
   }
 });
 
-t.test('--help lists trigger with its flags', async (t) => {
+t.test('--help lists listen and trigger with their flags', async (t) => {
   const h = await run(['--help']);
   t.equal(h.code, 0);
-  for (const text of ['--url SANDBOX', '--application APP', '--client-id ID --client-secret S | --token T', 'mock-server trigger EVENT', '--item UUID', '--override activity=UUID|quantity=N|email=E', 'trigger --list']) {
+  for (const text of ['mock-server listen --forward-to URL', '--url SANDBOX', '--application APP', '--client-id ID --client-secret S | --token T', '--events STATUS', '--format text|json', '--print-secret', 'mock-server trigger EVENT', '--item UUID', '--override activity=UUID|quantity=N|email=E', 'trigger --list']) {
     t.match(h.stdout, text);
   }
 });

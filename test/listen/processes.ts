@@ -1,0 +1,100 @@
+// Real processes for the listen tests: a sandbox, `mock-server listen`, and a receiver on 127.0.0.1.
+// Every process started here is killed by the test's teardown, and when the test process exits.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Test } from 'tap';
+import { Webhook } from 'standardwebhooks';
+import { bin, run } from '../cli-process.js';
+
+export interface Proc {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+const alive = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of alive) c.kill('SIGKILL');
+});
+
+/** Spawns the CLI; resolves once `ready` matches its output (stdout then stderr), within a minute (a loaded machine is slow). */
+export function spawnCli(t: Test, args: string[], ready: RegExp): Promise<Proc> {
+  const child = spawn(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH } });
+  alive.add(child);
+  let out = '';
+  let err = '';
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => (alive.delete(child), r(code))));
+  t.teardown(async () => {
+    child.kill('SIGKILL');
+    await exited;
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready after 60 s: ${out}${err}`)), 60_000);
+    const look = () => {
+      if (ready.test(out) || ready.test(err)) {
+        clearTimeout(timer);
+        resolve({ child, stdout: () => out, stderr: () => err, exited });
+      }
+    };
+    child.stdout.on('data', (d) => ((out += d), look()));
+    child.stderr.on('data', (d) => ((err += d), look()));
+    void exited.then((code) => reject(new Error(`exited ${code}: ${out}${err}`)));
+  });
+}
+
+/** A sandbox on a free port, state in memory; its origin. */
+export async function sandbox(t: Test, args: string[] = []): Promise<Proc & { origin: string }> {
+  const p = await spawnCli(t, ['--port', '0', '--db', 'memory', '--catalog-size', '5', '--log-level', 'warn', ...args], /API\s+http:\/\/127\.0\.0\.1:[1-9]\d*\/api\/v3/);
+  const origin = /API\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(p.stdout())![1] as string;
+  return { ...p, origin };
+}
+
+/** `mock-server listen`, resolved once it is connected ("Ready"). */
+export const listener = (t: Test, args: string[]) => spawnCli(t, ['listen', ...args], /^Ready: /m);
+
+export interface Received {
+  status: string;
+  item: string;
+  version: string;
+  id: string;
+  verified: boolean;
+  headers: IncomingHttpHeaders;
+}
+
+/** A receiver on 127.0.0.1 that checks the Standard Webhooks signature with `secret`; `answer` says the status of each request. */
+export async function receiver(t: Test, secret: string, answer: (n: number) => number = () => 200) {
+  const got: Received[] = [];
+  const verifier = new Webhook(`whsec_${Buffer.from(secret).toString('base64')}`);
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c)).on('end', () => {
+      let verified = true;
+      try {
+        verifier.verify(raw, req.headers as Record<string, string>);
+      } catch {
+        verified = false;
+      }
+      const body = JSON.parse(raw);
+      got.push({ status: body.order_item_status, item: body.order_item_uuid, version: body.order_item_version, id: String(req.headers['webhook-id']), verified, headers: req.headers });
+      res.writeHead(answer(got.length)).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise<void>((r) => server.close(() => r())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, got };
+}
+
+/** Waits for a condition (polled), up to a generous limit. */
+export async function until<T>(what: string, fn: () => T | Promise<T>, limitMs = 30_000): Promise<NonNullable<T>> {
+  const end = Date.now() + limitMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > end) throw new Error(`waited ${limitMs / 1000} s for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export { run };
