@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.tap/', 'coverage/'] },
+  { ignores: ['dist/', '.test-build/', 'node_modules/', '.tap/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   { files: ['dashboard/**/*.js'], languageOptions: { globals: { ...globals.browser } } },

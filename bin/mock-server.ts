@@ -109,6 +109,16 @@ async function main(): Promise<void> {
       process.exit(ok ? 0 : 1);
     }
     // falls through: process.exit never returns
+    case 'certify': {
+      const { certify } = await import('../src/certification/cli.js');
+      process.exit(await certify(invocation.url ?? 'http://127.0.0.1:8080', invocation.certify, invocation.config.adminToken));
+    }
+    // falls through: process.exit never returns
+    case 'certify-verify': {
+      const { verifyCommand } = await import('../src/certification/cli.js');
+      process.exit(await verifyCommand(invocation.args[0] as string, invocation.url, invocation.certify.jwks));
+    }
+    // falls through: process.exit never returns
     default: {
       // A state file that cannot be used is refused before the server's modules load (most of a second).
       // A database URL is no path (it would make folders named after it, password included): the

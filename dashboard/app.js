@@ -47,7 +47,7 @@ const receiverNote = (t) =>
   `(${t.source === 'flag' ? 'from --webhook-url' : `stored by PUT /__admin/webhooks/config${t.set_at ? ` at ${t.set_at}` : ''}`}, ${t.signing === 'none' ? 'unsigned' : t.signing === 'own' ? 'signed with its own secret' : 'signed with --webhook-secret'})`;
 const statusClass = (n) => (n >= 500 ? 's5' : n >= 400 ? 's4' : n >= 300 ? 's3' : 's2');
 
-const VIEWS = ['Requests', 'Orders', 'Webhooks', 'Clock', 'Faults', 'Report'];
+const VIEWS = ['Requests', 'Orders', 'Webhooks', 'Clock', 'Faults', 'Report', 'Certification'];
 
 function App() {
   const [view, setView] = useState(() => (VIEWS.includes(location.hash.slice(1)) ? location.hash.slice(1) : 'Requests'));
@@ -127,6 +127,14 @@ function App() {
     load(async () => merge({ scenarios: (await api('GET', 'scenarios')).scenarios, health: await api('GET', 'health') }));
   }, [session]);
 
+  // Certification runs, and the latest of the chosen application with its checklist, evaluated when fetched.
+  useEffect(() => {
+    load(async () => {
+      const { runs } = await api('GET', `certifications${q({ application })}`);
+      merge({ runs, run: application && runs[0] ? await api('GET', `certifications/${encodeURIComponent(runs[0].id)}${q({ application })}`) : null });
+    });
+  }, [ticks.requests, ticks.state, application, session]);
+
   // Reports of the applications on screen: the Requests view puts findings beside their requests.
   // 409: the server runs with --report off (the Report view says so).
   const shownApps = application ? [application] : [...new Set(data.requests.map((r) => r.application).filter(Boolean))].slice(0, 10);
@@ -180,6 +188,7 @@ function App() {
       ${view === 'Clock' && html`<${Clock} ...${props} />`}
       ${view === 'Faults' && html`<${Faults} ...${props} />`}
       ${view === 'Report' && html`<${Report} ...${props} />`}
+      ${view === 'Certification' && html`<${Certification} ...${props} />`}
     </main>`;
 }
 
@@ -422,8 +431,7 @@ function Report({ data, application }) {
       <span class=${`badge verdict-${r.verdict}`}>${r.verdict.toUpperCase()}</span>
       <span class="muted">${r.requests} requests since ${time(r.since)}; ${done} of ${r.coverage.steps.length} booking steps done</span></div>
     <h3>Findings</h3>
-    ${r.findings.length === 0 && html`<p class="muted">None.</p>`}
-    <table class="findings">
+    ${r.findings.length === 0 ? html`<p class="muted">No finding: nothing this application sent needs fixing.</p>` : html`<table class="findings">
       <thead><tr><th>severity</th><th>finding</th><th>count</th><th>first / last</th></tr></thead>
       <tbody>${r.findings.map((f) => html`<tr>
         <td><span class=${`badge ${f.severity}`}>${f.severity}</span></td>
@@ -431,12 +439,59 @@ function Report({ data, application }) {
         <td class="num">${f.count}</td>
         <td class="small">${f.first.method} ${f.first.path}<br />${time(f.first.at)} (${f.first.reqId})<br />last ${time(f.last.at)}</td>
       </tr>`)}</tbody>
-    </table>
+    </table>`}
     <div class="columns">
       <div><h3>Booking steps</h3><${Checks} items=${r.coverage.steps} /></div>
       <div><h3>Error paths met</h3><${Checks} items=${r.coverage.error_paths} /></div>
     </div>
   </section>`;
+}
+
+function Certification({ data, application, act }) {
+  const runs = data.runs ?? [];
+  const run = data.run;
+  const [certificate, setCertificate] = useState(null);
+  useEffect(() => setCertificate(null), [run?.id]);
+  const start = () => act(() => api('POST', 'certifications', { application }));
+  const end = () => act(() => api('DELETE', `certifications/${encodeURIComponent(run.id)}${q({ application })}`));
+  const show = () => act(async () => setCertificate(await api('GET', `certifications/${encodeURIComponent(run.id)}/certificate${q({ application })}`)));
+  const title = html`<div class="bar"><h2>Certification${application ? `: ${application}` : ''}</h2>
+    ${application && html`<button onClick=${start}>${run?.state === 'running' ? 'Start again' : 'Start a run'}</button>`}
+    ${run?.state === 'running' && html`<button onClick=${end}>End run</button>`}
+    <span class="muted">the suite's requirements pass as the sandbox sees your client and receiver do them (docs/certification.md)</span></div>`;
+  if (!application) {
+    return html`<section>${title}<p class="muted">Choose an application above to start a run or follow its checklist.</p>
+      ${runs.length > 0 && html`<table><thead><tr><th>run</th><th>application</th><th>state</th><th>passed</th><th>started</th></tr></thead>
+        <tbody>${runs.map((r) => html`<tr><td><code>${r.id}</code></td><td>${r.application}</td><td><span class=${`badge run-${r.state}`}>${r.state}</span></td><td class="num">${r.passed} / ${r.total}</td><td class="nowrap">${time(r.started_at)}</td></tr>`)}</tbody></table>`}
+    </section>`;
+  }
+  if (!run) return html`<section>${title}<p class="muted">No run yet for ${application}.</p></section>`;
+  return html`<section>
+    ${title}
+    <p><code>${run.id}</code> <span class=${`badge run-${run.state}`}>${run.state}</span> ${run.passed} of ${run.total} passed, started ${time(run.started_at)}${run.api_version ? `, API version ${run.api_version}` : ''}
+      ${run.state === 'passed' && html` <button onClick=${show}>Show certificate</button>`}</p>
+    ${certificate && html`<pre class="body certificate">${certificate}</pre><a download=${`certificate-${run.application}.jwt`} href=${`data:application/jwt,${encodeURIComponent(certificate)}`}>Download the certificate</a>`}
+    <table class="checklist">
+      <thead><tr><th>status</th><th>requirement</th><th>evidence, or what it waits for</th></tr></thead>
+      <tbody>${run.requirements.map((r) => html`<tr data-requirement=${r.id}>
+        <td><span class=${`badge ${r.status}`}>${r.status}</span></td>
+        <td><div><code>${r.id}</code> ${r.title}</div><div class="muted small">${r.instructions}</div>
+          ${Object.keys(r.setup).length > 0 && html`<div class="small">${Object.entries(r.setup).map(([k, v]) => html`<div><b>${k}</b>: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}</div>`)}</div>`}
+          ${r.question && run.state === 'running' && r.status === 'pending' && html`<${Question} run=${run} r=${r} act=${act} />`}</td>
+        <td class="small">${r.evidence.length ? html`<ul class="evidence">${r.evidence.map((e) => html`<li><code>${e.id}</code> ${e.what}</li>`)}</ul>` : ''}${r.reason && html`<div class=${r.status === 'failed' ? 'reason failed' : 'reason'}>${r.reason}</div>`}</td>
+      </tr>`)}</tbody>
+    </table>
+  </section>`;
+}
+
+/** A requirement's question as a form: the answer is checked against the sandbox's state. */
+function Question({ run, r, act }) {
+  const [answer, setAnswer] = useState('');
+  const submit = (e) => {
+    e.preventDefault();
+    act(() => api('POST', `certifications/${encodeURIComponent(run.id)}/answers`, { requirement: r.id, answer, application: run.application }));
+  };
+  return html`<form class="question" onSubmit=${submit}><label>${r.question.ask} <input value=${answer} onInput=${(e) => setAnswer(e.target.value)} aria-label=${`Answer for ${r.id}`} /></label><button type="submit">Answer</button></form>`;
 }
 
 function Checks({ items }) {

@@ -18,21 +18,20 @@
 // and an install from git run) passes --no-sourcemap: the maps were 17 of the tarball's 27 MB
 // unpacked and point at src/, which the package does not hold.
 //
-// tap runs this file before the tests (`before` in .taprc), with coverage on: it is a tool, not part of
-// what the tests cover, so it stays out of the coverage report.
+// The tests build their own copy elsewhere (scripts/build-tests.js, tap's `before`), through bundle().
+// Tap runs that with coverage on: this is a tool, not part of what the tests cover, so it stays out of
+// the coverage report.
 /* c8 ignore start */
 import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readdirSync, realpathSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
-const bin = 'dist/bin/mock-server.js';
-const types = 'dist/types';
 const cache = 'node_modules/.cache/partner-booking-mock-server/types';
 const useCache = process.env.MOCK_SERVER_BUILD_CACHE !== 'off';
-const sourcemap = process.argv.includes('--no-sourcemap') ? false : 'linked';
 
 /** esbuild options shared by the CLI and the API bundle. */
 const common = {
@@ -40,7 +39,6 @@ const common = {
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  sourcemap,
   external: ['pdfkit', 'qrcode', '@fastify/swagger-ui'],
   // CommonJS dependencies inside an ES module bundle still call require().
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
@@ -85,24 +83,37 @@ function declarations(outDir) {
   });
 }
 
-rmSync('dist', { recursive: true, force: true });
-try {
+/**
+ * Bundles into `outdir` (wiped first) and, with `types`, writes the declarations into `outdir`/types.
+ * `sourcemap`: 'linked' or false.
+ */
+export async function bundle({ outdir = 'dist', sourcemap = 'linked', types = true } = {}) {
+  rmSync(outdir, { recursive: true, force: true });
   await Promise.all([
     // Split: the CLI's entry file reads the flags; the server and the other commands are chunks
     // beside it, loaded when a command needs them. The API's entry shares those chunks (one build):
     // bundled apart, it repeated the server's 4.7 MB.
     build({
       ...common,
+      sourcemap,
       entryPoints: { 'bin/mock-server': 'bin/mock-server.ts', index: 'src/index.ts' },
-      outdir: 'dist',
+      outdir,
       splitting: true,
       chunkNames: 'bin/chunks/[name]-[hash]',
-    }).then(() => chmodSync(bin, 0o755)),
-    declarations(useCache ? cache : types),
+    }).then(() => chmodSync(join(outdir, 'bin/mock-server.js'), 0o755)),
+    types && declarations(useCache ? cache : join(outdir, 'types')),
   ]);
-  if (useCache) cpSync(cache, types, { recursive: true, filter: (src) => !src.endsWith('.tsbuildinfo') });
-} catch (err) {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
+  if (types && useCache) cpSync(cache, join(outdir, 'types'), { recursive: true, filter: (src) => !src.endsWith('.tsbuildinfo') });
+}
+
+// Run as a script (npm run build, prepare), not imported (scripts/build-tests.js). The module's URL is
+// the real path; the script's argument may lead through a symbolic link.
+if (realpathSync(process.argv[1] ?? '') === fileURLToPath(import.meta.url)) {
+  try {
+    await bundle({ sourcemap: process.argv.includes('--no-sourcemap') ? false : 'linked' });
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  }
 }
 /* c8 ignore stop */

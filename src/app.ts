@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
-import type { Clock } from './clock.js';
+import { keptClock, type Clock, type KeptClock } from './clock.js';
 import type { Catalog } from './seed/catalog.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { installHttpLayerAnswers } from './http/http-layer.js';
@@ -34,6 +34,8 @@ import { VERSION } from './version.js';
 import { syncAllHook, syncApplicationHook } from './http/state-sync.js';
 import proxyRoutes from './proxy/routes.js';
 import type { UpstreamOptions } from './proxy/upstream.js';
+import certificationPlugin from './certification/runs.js';
+import { jwksRoute } from './certification/routes.js';
 
 /** Everything the app needs from outside; tests pass a fixed clock and a small catalog. */
 export interface AppDeps {
@@ -62,6 +64,8 @@ declare module 'fastify' {
     config: Config;
     /** The server clock. Time of an application's requests and work: app.now(application). */
     clock: Clock;
+    /** The server clock kept on the store's offset: POST /__admin/clock moves the offset, every instance follows. */
+    keptClock: KeptClock;
     /**
      * An application's time: the server clock plus the application's own offset (POST /__admin/clock
      * with `application`); without one, the server clock's.
@@ -130,11 +134,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   installJsonBodyParser(app);
   await app.register(storePlugin, { store: deps.store ?? (await createStore('memory')) });
+  app.decorate('keptClock', keptClock(clock, () => app.store.server().clock_offset_ms));
   // A clock moved on another instance sharing the store moves this one's.
-  app.store.onServerChange?.((s) => {
-    const by = s.clock_offset_ms - clock.offset();
-    if (by !== 0) clock.advance(by);
-  });
+  app.store.onServerChange?.(() => app.keptClock.follow());
   // After the store (it closes before it) and before the work it schedules (which closes first).
   await app.register(schedulePlugin, deps.schedule ?? {});
   await app.register(clientsPlugin);
@@ -176,6 +178,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(journal, { basePath: config.basePath });
   await app.register(reportPlugin, { basePath: config.basePath, headerPrefix: config.headerPrefix, enabled: config.report !== 'off' });
   await app.register(faults);
+  await app.register(certificationPlugin, { keyFile: config.certificateKey });
+  await app.register(jwksRoute);
   await app.register(adminRoutes, { prefix: '/__admin' });
   await app.register(async (vouchers) => {
     // The voucher page finds its item in any application.

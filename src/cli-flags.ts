@@ -12,7 +12,7 @@ export class ConfigError extends Error {
   }
 }
 
-export type Command = 'serve' | 'help' | 'version' | 'replay' | 'webhooks-check' | 'report' | 'proxy' | 'drift' | 'listen' | 'trigger';
+export type Command = 'serve' | 'help' | 'version' | 'replay' | 'webhooks-check' | 'report' | 'proxy' | 'drift' | 'certify' | 'certify-verify' | 'listen' | 'trigger';
 
 export interface CheckFlags {
   secret: string | null;
@@ -38,6 +38,22 @@ export interface DriftFlags {
   /** Also create a cart and add an item on both sides (a booking up to the cart). */
   allowWrites: boolean;
 }
+
+export const CERTIFY_FORMATS = ['text', 'json', 'junit'] as const;
+
+export interface CertifyFlags {
+  application: string | null;
+  format: (typeof CERTIFY_FORMATS)[number];
+  /** Stop (exit 1) when the run has not passed after this long; null: wait until stopped. */
+  timeoutMs: number | null;
+  /** Where the certificate is written; null: certificate-<application>.jwt. */
+  out: string | null;
+  /** The control API's bearer: the admin token, or the partner's own access token. */
+  token: string | null;
+  /** certify verify: the keys as a JWK set file, instead of asking --url. */
+  jwks: string | null;
+}
+
 
 /** A partner's credentials, as listen and trigger take them (none: the built-in sandbox client). */
 export interface PartnerFlags {
@@ -75,13 +91,14 @@ const oneOf = <T extends string>(flag: string, value: string | null, allowed: re
   return value as T;
 };
 
-/** The flags of `webhooks check`, `report`, `drift`, `listen` and `trigger`, each refused with any other command. */
-export function commandFlags(command: Command, url: string | null, values: Values, args: string[] = []): { check: CheckFlags; report: ReportFlags; drift: DriftFlags; listen: ListenFlags; trigger: TriggerFlags } {
+/** The flags of `webhooks check`, `report`, `drift`, `certify`, `listen` and `trigger`, each refused with any other command. */
+export function commandFlags(command: Command, url: string | null, values: Values, args: string[] = []): { check: CheckFlags; report: ReportFlags; drift: DriftFlags; certify: CertifyFlags; listen: ListenFlags; trigger: TriggerFlags } {
   const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : null);
   const partner: Command[] = ['listen', 'trigger'];
   const owners: Record<string, Command[]> = {
-    secret: ['webhooks-check'], basic: ['webhooks-check'], format: ['webhooks-check', 'report', 'drift', 'listen'], application: ['report', 'drift', ...partner], 'fail-on': ['report'], 'allow-writes': ['drift'],
-    'forward-to': ['listen'], events: ['listen'], 'print-secret': ['listen'], 'client-id': partner, 'client-secret': partner, token: partner, item: ['trigger'], override: ['trigger'], list: ['trigger'],
+    secret: ['webhooks-check'], basic: ['webhooks-check'], format: ['webhooks-check', 'report', 'drift', 'certify', 'listen'], application: ['report', 'drift', 'certify', ...partner], 'fail-on': ['report'], 'allow-writes': ['drift'],
+    timeout: ['certify'], out: ['certify'], token: ['certify', ...partner], jwks: ['certify-verify'],
+    'forward-to': ['listen'], events: ['listen'], 'print-secret': ['listen'], 'client-id': partner, 'client-secret': partner, item: ['trigger'], override: ['trigger'], list: ['trigger'],
   };
   for (const [flag, commands] of Object.entries(owners)) {
     if (values[flag] !== undefined && !commands.includes(command)) {
@@ -93,6 +110,7 @@ export function commandFlags(command: Command, url: string | null, values: Value
   const check: CheckFlags = { secret: null, basic: null, format: 'text' };
   const report: ReportFlags = { application: null, format: 'text', failOn: 'error' };
   const drift: DriftFlags = { application: 'mock-server-drift', format: 'text', allowWrites: false };
+  const certify: CertifyFlags = { application: null, format: 'text', timeoutMs: null, out: null, token: null, jwks: null };
   if (command === 'webhooks-check') {
     if (url === null) throw new ConfigError('webhooks check needs --url: the receiver to check');
     const problem = webhookUrlProblem(url);
@@ -114,6 +132,15 @@ export function commandFlags(command: Command, url: string | null, values: Value
     if (application === '') throw new ConfigError('--application: must not be empty');
     Object.assign(drift, { application: application ?? drift.application, format: oneOf('format', str('format'), DRIFT_FORMATS, 'text'), allowWrites: values['allow-writes'] === true });
   }
+  if (command === 'certify' || command === 'certify-verify') {
+    if (url !== null && !/^https?:\/\/[^/]/.test(url)) throw new ConfigError(`--url: "${url.slice(0, 100)}" must be the sandbox's http(s) origin, e.g. http://127.0.0.1:8080`);
+    if (command === 'certify-verify' && url !== null && values.jwks !== undefined) throw new ConfigError('certify verify takes --url or --jwks, not both');
+    const application = str('application');
+    if (command === 'certify' && !application) throw new ConfigError('certify needs --application: the application to certify');
+    const timeout = str('timeout');
+    if (timeout !== null && !/^\d+$/.test(timeout)) throw new ConfigError(`--timeout: "${timeout.slice(0, 20)}" must be whole seconds`);
+    Object.assign(certify, { application, format: oneOf('format', str('format'), CERTIFY_FORMATS, 'text'), timeoutMs: timeout === null ? null : Number(timeout) * 1000, out: str('out'), token: str('token'), jwks: str('jwks') });
+  }
   const credentials = partnerFlags(command, str);
   const listen: ListenFlags = { ...credentials, forwardTo: null, events: null, format: 'text', printSecret: false };
   const trigger: TriggerFlags = { ...credentials, event: null, list: false, item: null, overrides: {} };
@@ -122,7 +149,7 @@ export function commandFlags(command: Command, url: string | null, values: Value
   }
   if (command === 'listen') Object.assign(listen, listenFlags(values, str));
   if (command === 'trigger') Object.assign(trigger, triggerFlags(values, str, args));
-  return { check, report, drift, listen, trigger };
+  return { check, report, drift, certify, listen, trigger };
 }
 
 function partnerFlags(command: Command, str: (k: string) => string | null): PartnerFlags {

@@ -72,3 +72,27 @@ export function fixedClock(start: Date | string = '2026-01-15T10:00:00Z'): Clock
     notify: changed.emit,
   };
 }
+
+/** A clock kept on the offset a store holds for it (the server clock: a restart and every instance share it). */
+export interface KeptClock {
+  /** The clock's time (ms) with the stored offset at `offset`, as a write under the store's lock reads it: the clock is read once. */
+  at(offset: number): number;
+  /** Moves the clock by what the stored offset moved since it last followed. */
+  follow(): void;
+}
+
+/**
+ * Follows the stored offset by its changes, not its value: the clock is where it started (a test's
+ * fixed clock, a restart's saved offset) plus every move stored since, whichever instance stored it.
+ */
+export function keptClock(clock: Clock, stored: () => number): KeptClock {
+  let followed = stored();
+  return {
+    at: (offset) => clock.now().getTime() + offset - followed,
+    follow() {
+      const by = stored() - followed;
+      followed += by;
+      if (by !== 0) clock.advance(by);
+    },
+  };
+}

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isIPv4, isIPv6 } from 'node:net';
 import { parseArgs } from 'node:util';
-import { commandFlags, ConfigError, type CheckFlags, type Command, type DriftFlags, type ListenFlags, type ReportFlags, type TriggerFlags } from './cli-flags.js';
+import { commandFlags, ConfigError, type CertifyFlags, type CheckFlags, type Command, type DriftFlags, type ListenFlags, type ReportFlags, type TriggerFlags } from './cli-flags.js';
 import { builtinScenariosDir } from './paths.js';
 import { webhookUrlProblem } from './webhooks/url.js';
 
@@ -48,6 +48,8 @@ export interface Config {
   upstream: string | null;
   /** proxy: a directory the upstream's catalog answers are recorded into as fixture files, or null. */
   record: string | null;
+  /** An Ed25519 private key (PKCS#8 PEM) certificates are signed with; null: the key kept with the state. */
+  certificateKey: string | null;
 }
 
 export const defaults: Readonly<Config> = Object.freeze({
@@ -72,6 +74,7 @@ export const defaults: Readonly<Config> = Object.freeze({
   stateLimit: 50_000,
   upstream: null,
   record: null,
+  certificateKey: null,
 });
 
 export type LogFormat = 'pretty' | 'json';
@@ -119,6 +122,7 @@ export const OPTIONS: readonly Option[] = [
   { key: 'allowPrivateReceivers', flag: 'allow-private-receivers', arg: '', env: ['MOCK_SERVER_ALLOW_PRIVATE_RECEIVERS'], kind: 'bool', help: 'with --shared: receivers partners set may be loopback or private addresses (a private deployment)' },
   { key: 'upstream', flag: 'upstream', arg: 'URL', env: ['MOCK_SERVER_UPSTREAM'], kind: 'string', nullable: true, help: 'proxy and drift: the real service\'s API base URL, e.g. https://sandbox.example.com/api/v3' },
   { key: 'record', flag: 'record', arg: 'DIR', env: ['MOCK_SERVER_RECORD'], kind: 'string', nullable: true, help: 'proxy: record the catalog the upstream answers as fixture files in DIR (serve them with --fixtures DIR)' },
+  { key: 'certificateKey', flag: 'certificate-key', arg: 'FILE', env: ['MOCK_SERVER_CERTIFICATE_KEY'], kind: 'string', nullable: true, defaultText: 'a key made at the first start, kept with the state', help: 'Ed25519 private key (PKCS#8 PEM) that signs certification certificates' },
   { key: 'rateLimit', flag: 'rate-limit', arg: 'N', env: ['MOCK_SERVER_RATE_LIMIT'], kind: 'int', min: 0, max: 1_000_000, help: 'with --shared: partner requests per second per application, past it 429 (0 = no limit)' },
 ];
 
@@ -244,6 +248,7 @@ export interface Invocation {
   check: CheckFlags;
   report: ReportFlags;
   drift: DriftFlags;
+  certify: CertifyFlags;
   listen: ListenFlags;
   trigger: TriggerFlags;
   config: Config;
@@ -303,8 +308,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {
     config: { type: 'string' }, help: { type: 'boolean' }, version: { type: 'boolean' }, url: { type: 'string' },
     secret: { type: 'string' }, basic: { type: 'string' }, format: { type: 'string' }, application: { type: 'string' }, 'fail-on': { type: 'string' },
-    builtin: { type: 'boolean' }, 'allow-writes': { type: 'boolean' },
-    'forward-to': { type: 'string' }, 'client-id': { type: 'string' }, 'client-secret': { type: 'string' }, token: { type: 'string' }, events: { type: 'string' },
+    builtin: { type: 'boolean' }, 'allow-writes': { type: 'boolean' }, timeout: { type: 'string' }, out: { type: 'string' }, token: { type: 'string' }, jwks: { type: 'string' },
+    'forward-to': { type: 'string' }, 'client-id': { type: 'string' }, 'client-secret': { type: 'string' }, events: { type: 'string' },
     'print-secret': { type: 'boolean' }, item: { type: 'string' }, override: { type: 'string', multiple: true }, list: { type: 'boolean' },
   };
   for (const o of OPTIONS) options[o.flag] = { type: o.kind === 'bool' ? 'boolean' : 'string' };
@@ -322,6 +327,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
   else if (first === 'report' && rest.length === 0) command = 'report';
   else if ((first === 'proxy' || first === 'drift' || first === 'listen') && rest.length === 0) command = first;
   else if (first === 'trigger') command = 'trigger';
+  else if (first === 'certify' && rest.length === 0) command = 'certify';
+  else if (first === 'certify' && rest[0] === 'verify' && rest.length === 2) command = 'certify-verify';
+  else if (first === 'certify') throw new ConfigError('certify takes --application APP, or one subcommand: mock-server certify verify FILE');
   else if (first === 'webhooks') throw new ConfigError('webhooks takes one subcommand: mock-server webhooks check --url URL');
   else if (first !== undefined) throw new ConfigError(`unknown command "${first}" (try --help)`);
   if (values.help) command = 'help';
@@ -352,9 +360,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
     if (v !== undefined) set(o, v, `--${o.flag}`);
   }
   const url = typeof values.url === 'string' ? values.url : null;
-  if (url !== null && !['replay', 'webhooks-check', 'report', 'drift', 'listen', 'trigger'].includes(command)) throw new ConfigError('--url goes with the replay, webhooks check, report, drift, listen and trigger commands');
+  if (url !== null && !['replay', 'webhooks-check', 'report', 'drift', 'certify', 'certify-verify', 'listen', 'trigger'].includes(command)) throw new ConfigError('--url goes with the replay, webhooks check, report, drift, certify, listen and trigger commands');
   if (values.builtin && command !== 'replay') throw new ConfigError('--builtin goes with the replay command');
-  const files = command !== 'replay' ? [] : values.builtin ? builtinReplays(rest) : rest;
+  const files = command === 'certify-verify' ? rest.slice(1) : command !== 'replay' ? [] : values.builtin ? builtinReplays(rest) : rest;
   if (command === 'replay' && files.length === 0) throw new ConfigError('replay needs at least one file (or --builtin for the shipped ones)');
   const checked = Object.freeze(upstreamRules(command, check(config)));
   return { command, args: files, url, ...commandFlags(command, url, values, command === 'trigger' ? rest : []), config: checked };
@@ -400,6 +408,10 @@ export function usage(): string {
     '                                                 forward the partner API to the real service, with the journal, report and dashboard',
     '       mock-server drift --upstream URL [--url URL] [--application A] [--format text|json|junit] [--allow-writes]',
     '                                                 compare the shapes of the real service\'s answers with the mock\'s (default: an own mock)',
+    '       mock-server certify --application A [--url URL] [--token T] [--format text|json|junit] [--timeout S] [--out FILE]',
+    '                                                 run the certification suite, print its checklist live, write the certificate when all passed',
+    '       mock-server certify verify FILE [--url URL | --jwks FILE]',
+    '                                                 check a certificate against a sandbox\'s keys (exit 0 valid, 1 edited, expired or foreign)',
     '       mock-server listen --forward-to URL [--url SANDBOX] [--application APP] [--client-id ID --client-secret S | --token T]',
     '                          [--events STATUS,...] [--format text|json] [--print-secret]',
     '                                                 relay the sandbox\'s webhooks to a local receiver, signed (default sandbox http://127.0.0.1:8080)',
@@ -414,7 +426,8 @@ export function usage(): string {
     `  ${col('--help')} this text`,
     `  ${col('--version')} the version`,
     '',
-    'Exit codes: 0 stopped by SIGTERM/SIGINT (or replay passed, no drift), 1 replay failed, drift found or unexpected error,',
+    'Exit codes: 0 stopped by SIGTERM/SIGINT (or replay passed, no drift, certified, a valid certificate), 1 replay failed, drift found,',
+    'not certified, an invalid certificate or unexpected error,',
     '2 bad flag, env value, config, fixture or scenario file, or the port cannot be used.',
   ].join('\n');
 }

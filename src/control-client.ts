@@ -414,6 +414,44 @@ export interface ClientRegistration extends RegisteredClientInfo {
   client_secret: string;
 }
 
+/** One piece of evidence of a certification requirement: what the certificate names by `id`. */
+export interface CertificationEvidence {
+  kind: 'request' | 'order_item' | 'delivery' | 'finding' | 'requests' | 'probe' | 'answer';
+  id: string;
+  what: string;
+}
+
+/** A certification run (docs/certification.md). */
+export interface CertificationRun {
+  id: string;
+  suite: string;
+  suite_version: number;
+  application: string;
+  state: 'running' | 'passed' | 'ended';
+  started_at: string;
+  passed_at: string | null;
+  ended_at: string | null;
+  /** The last version header the client sent during the run. */
+  api_version: string | null;
+  passed: number;
+  total: number;
+  requirements: Array<{
+    id: string;
+    title: string;
+    status: 'pending' | 'passed' | 'failed';
+    /** What to do, in one or two sentences. */
+    instructions: string;
+    /** The same facts as fields: the activity, lead booker e-mail, question, fault, for a CI to play the run. */
+    setup: Record<string, unknown>;
+    evidence: CertificationEvidence[];
+    /** Pending: what it waits for; failed: what broke it. */
+    reason: string | null;
+    /** What a failure means. */
+    failure: string;
+    question?: { ask: string; answer: string | null };
+  }>;
+}
+
 export interface ControlClient {
   /** The control API's URL, e.g. `http://127.0.0.1:8080/__admin`. */
   readonly url: string;
@@ -460,6 +498,16 @@ export interface ControlClient {
   report(application?: string): Promise<IntegrationReport>;
   /** Open even when the server has an admin token. */
   health(): Promise<HealthAnswer>;
+  /** Certification runs: start one, follow it, answer its questions, get its certificate (a compact JWS). */
+  certifications: {
+    start(application: string): Promise<CertificationRun>;
+    get(id: string, application?: string): Promise<CertificationRun>;
+    /** Ends a running run (its fault is disarmed, its scenarios stop attaching). */
+    end(id: string, application?: string): Promise<void>;
+    answer(id: string, requirement: string, answer: string): Promise<CertificationRun>;
+    /** The signed certificate, once every requirement passed (409 before). */
+    certificate(id: string, application?: string): Promise<string>;
+  };
   /** Partner clients for a shared sandbox (--shared): POST /login takes them for their applications. */
   clients: {
     register(input: ClientInput): Promise<ClientRegistration>;
@@ -585,6 +633,13 @@ export function createControlClient(controlUrl: string, options: ControlClientOp
     clearRequests: (application) => call('DELETE', '/requests', { query: { application } }),
     report: (application) => call('GET', '/report', { query: { application } }),
     health: () => call('GET', '/health'),
+    certifications: {
+      start: (application) => call('POST', '/certifications', { body: { application } }),
+      get: (id, application) => call('GET', `/certifications/${seg(id)}`, { query: { application } }),
+      end: (id, application) => call('DELETE', `/certifications/${seg(id)}`, { query: { application } }),
+      answer: (id, requirement, answer) => call('POST', `/certifications/${seg(id)}/answers`, { body: { requirement, answer } }),
+      certificate: (id, application) => call('GET', `/certifications/${seg(id)}/certificate`, { query: { application } }),
+    },
     clients: {
       register: (input) => call('POST', '/clients', { body: input }),
       list: () => call('GET', '/clients'),

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { packageRoot } from '../src/paths.js';
 import { run, start } from './cli-process.js';
+import { until } from './until.js';
 import { tempDir } from './tmp.js';
 
 t.test('--version and --help', async (t) => {
@@ -30,7 +31,7 @@ t.test('user mistakes exit 2 with one line', async (t) => {
 
 t.test('serves over HTTP and stops cleanly on SIGTERM and SIGINT', async (t) => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    const { child, url, exited, stderr } = await start([]);
+    const { child, url, exited, stdout, stderr } = await start(['--log-level', 'info', '--log-format', 'json']);
     const origin = url.replace('/api/v3', '');
     const health = await fetch(`${origin}/__admin/health`);
     t.equal(health.status, 200);
@@ -40,7 +41,8 @@ t.test('serves over HTTP and stops cleanly on SIGTERM and SIGINT', async (t) => 
     t.equal((await fetch(`${url}/currencies`)).status, 400, 'header rules apply');
     // A request still in flight when the signal comes is answered before the process exits.
     const inFlight = fetch(`${url}/currencies`, { headers: { 'x-service-application': 'cli-test', prefer: 'delay=800' } });
-    await new Promise((r) => setTimeout(r, 200));
+    const arrived = () => stdout().split('\n').filter((l) => l.includes('"msg":"incoming request"') && l.includes('/api/v3/currencies')).length === 3;
+    await until(`${signal}: the server has the third request`, arrived);
     const signalledAt = Date.now();
     child.kill(signal);
     t.equal((await inFlight).status, 200, `${signal}: the in-flight request is finished`);

@@ -3,28 +3,12 @@
 import t from 'tap';
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFileSync, spawn } from 'node:child_process';
-import { bin } from './cli-process.js';
+import { execFileSync } from 'node:child_process';
+import { run } from './cli-process.js';
 import { tempDir } from './tmp.js';
 
 // Generous for a loaded 2-core machine: a refusal takes about 0.25 s, a normal start over 1 s.
 const BOUND_MS = 5000;
-
-/** Runs the CLI; one still running after twice the bound is killed (code null): a spin fails, it does not hang. */
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 2 * BOUND_MS);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 t.test('a --db that cannot be used exits 2 with one line, within a bound', async (t) => {
   const dir = tempDir(t);
@@ -56,7 +40,8 @@ t.test('a --db that cannot be used exits 2 with one line, within a bound', async
   ];
   for (const [name, db, message] of cases) {
     const started = performance.now();
-    const r = await run(['--db', db, '--port', '0']);
+    // One still running after twice the bound is killed: a spin fails the test, it does not hang it.
+    const r = await run(['--db', db, '--port', '0'], {}, { timeoutMs: 2 * BOUND_MS });
     const ms = Math.round(performance.now() - started);
     t.equal(r.code, 2, `${name}: exit 2`);
     t.match(r.stderr, /^mock-server: [^\n]+\n$/, `${name}: one line`);

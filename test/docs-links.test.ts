@@ -13,7 +13,7 @@ import { tempDir } from './tmp.js';
 
 /** README.md, every Markdown file under docs/, and the README.md of any other folder (not dependencies or build output). */
 function documentation(root: string): string[] {
-  const skip = /(^|\/)(node_modules|dist|coverage|\.git|\.tap)(\/|$)/;
+  const skip = /(^|\/)(node_modules|dist|\.test-build|coverage|\.git|\.tap)(\/|$)/;
   const files = readdirSync(root, { recursive: true, encoding: 'utf8' })
     .filter((f) => !skip.test(f) && f.endsWith('.md') && (f.startsWith('docs/') || f === 'README.md' || f.endsWith('/README.md')))
     .sort();

@@ -108,7 +108,7 @@ t.test('the 10 KB request that once stopped every later write, against a file st
   t.ok(state.tenants['app-b'].carts[other.uuid], "another application's write after the bad request is on disk");
 });
 
-t.test('a state file that is not state stops the start with one line and is left untouched', async (t) => {
+t.test('a state file that is not state, or of a newer mock-server, stops the start with one line and is left untouched', async (t) => {
   const dir = tempDir(t);
   const db = join(dir, 'state.json');
   writeFileSync(db, 'null');
@@ -116,6 +116,12 @@ t.test('a state file that is not state stops the start with one line and is left
   t.equal(r.code, 2);
   t.match(r.stderr, /^mock-server: State file .* is not a mock-server state file: the top level must be a JSON object\. It was left untouched.*\n$/);
   t.equal(readFileSync(db, 'utf8'), 'null');
+  const newer = '{"version":2,"mock_server":"9.0.0","server":{},"tenants":{}}';
+  writeFileSync(db, newer);
+  const refused = await run(['--db', db, '--port', '0']);
+  t.equal(refused.code, 2);
+  t.match(refused.stderr, /^mock-server: State file .* was written by a newer mock-server \(9\.0\.0, state version 2; this is mock-server .*\)\. It was left untouched: .*\n$/);
+  t.equal(readFileSync(db, 'utf8'), newer, 'a newer state file is left as it was');
 });
 
 t.test('one server per state file: a second one is refused naming the holder; after kill -9 the lock is taken over at once', async (t) => {

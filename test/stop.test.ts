@@ -7,6 +7,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { start } from './cli-process.js';
 import { tempDir } from './tmp.js';
+import { until } from './until.js';
 
 /** Opens GET /__admin/events and collects what arrives until the server ends it. */
 function openStream(origin: string): Promise<{ text: () => string; ended: Promise<void> }> {
@@ -48,7 +49,7 @@ t.test('SIGTERM and SIGINT stop the server at once while a dashboard stream is o
 });
 
 t.test('a request that never finishes arriving holds a stop up for the grace time at most', async (t) => {
-  const { child, origin, exited } = await start([]);
+  const { child, origin, exited, stdout } = await start(['--log-level', 'info', '--log-format', 'json']);
   const { port } = new URL(origin);
   // Headers sent, the announced body never comes: the request stays in flight.
   const socket = net.connect(Number(port), '127.0.0.1');
@@ -56,7 +57,7 @@ t.test('a request that never finishes arriving holds a stop up for the grace tim
   socket.write('POST /api/v3/carts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\nX-Service-Application: stop\r\n\r\n{');
   const closed = new Promise((r) => socket.once('close', r));
   socket.on('error', () => undefined);
-  await new Promise((r) => setTimeout(r, 200));
+  await until('the server has the request', () => stdout().split('\n').some((l) => l.includes('"msg":"incoming request"') && l.includes('"url":"/api/v3/carts"')));
   const signalledAt = Date.now();
   child.kill('SIGTERM');
   t.equal(await exited, 0, 'exit 0');

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { clip, errorResponses, errors } from '../http/errors.js';
-import { addDuration, DurationError, parseDuration } from '../time/duration.js';
+import { addDuration, parseDuration } from '../time/duration.js';
 
 const Application = Type.String({ minLength: 1, maxLength: 200, description: "only this application's clock; absent: the server clock" });
 
@@ -31,6 +31,16 @@ function target(at: number, field: string, asked: string): number {
     throw errors.validation(`body "${field}": ${clip(asked)} would put the clock outside 1970-01-01T00:00:00Z..9999-12-31T23:59:59Z`);
   }
   return at;
+}
+
+/** A duration that does not parse, or that takes a date past what a Date holds, is the caller's 400. */
+function advanceOr400<T>(advance: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof RangeError) throw errors.validation(`body "advance": ${clip(e.message, 200)}`);
+    throw e;
+  }
 }
 
 /**
@@ -72,39 +82,42 @@ export default async function clockRoutes(app: FastifyInstance) {
       if ((advance === undefined) === (set === undefined)) {
         throw errors.validation('body needs exactly one of "advance" (ISO 8601 duration) or "set" (date-time)');
       }
-      // One reading of the server clock for the whole move: with two, a millisecond could pass
-      // between them and an application's advance of PT2H would move its clock 1 ms short.
-      const serverNow = app.clock.now().getTime();
-      let to: number;
+      // Where the move takes a clock that reads `from`; a 400 for a bad duration or date-time, or for a
+      // time outside 1970..9999.
+      let move: (from: number) => number;
       if (advance !== undefined) {
-        try {
-          const own = application === undefined ? 0 : app.store.tenant(application).clock_offset_ms;
-          to = addDuration(new Date(serverNow + own), parseDuration(advance)).getTime();
-        } catch (e) {
-          if (e instanceof DurationError || e instanceof RangeError) throw errors.validation(`body "advance": ${clip(e.message, 200)}`);
-          throw e;
-        }
-        to = target(to, 'advance', advance);
+        const duration = advanceOr400(advance, () => parseDuration(advance));
+        move = (from) => target(advanceOr400(advance, () => addDuration(new Date(from), duration).getTime()), 'advance', advance);
       } else {
         const at = Date.parse(set as string);
         if (!DATE_TIME.test(set as string) || Number.isNaN(at)) {
           throw errors.validation(`body "set" must be a date-time with a zone such as 2026-03-01T09:00:00Z, got "${clip(set)}"`);
         }
-        to = target(at, 'set', set as string);
+        move = () => target(at, 'set', set as string);
       }
       // Kept in the store: after a restart, token expiry, pending retries and scenario steps go on at
-      // the time they were moved to, not back at real time.
+      // the time they were moved to, not back at real time. The offset moves by the move, under the
+      // store's lock on the stored offset (never one read earlier: a concurrent move on another
+      // instance would be lost), and the clock is read once (a millisecond passing between two
+      // readings would make PT2H 1 ms short).
+      let to = 0;
       if (application !== undefined) {
-        const own = to - serverNow;
-        await app.store.update(application, (t) => void (t.clock_offset_ms = own));
+        await app.store.update(application, (t) => {
+          const from = app.clock.now().getTime() + t.clock_offset_ms;
+          to = move(from);
+          t.clock_offset_ms += to - from;
+        });
         // Retries and scenario steps due on the application's new time run at once.
         app.clock.notify?.();
       } else {
-        app.clock.set(new Date(to));
-        const offset = app.clock.offset();
-        await app.store.updateServer((s) => void (s.clock_offset_ms = offset));
+        await app.store.updateServer((s) => {
+          const from = app.keptClock.at(s.clock_offset_ms);
+          to = move(from);
+          s.clock_offset_ms += to - from;
+        });
+        app.keptClock.follow();
       }
-      return { now: app.now(application).toISOString(), application: application ?? null };
+      return { now: new Date(to).toISOString(), application: application ?? null };
     },
   );
 }

@@ -37,6 +37,7 @@ const TAGS = [
   { name: 'requests', description: 'The journal of partner API requests' },
   { name: 'report', description: 'The integration report' },
   { name: 'clients', description: 'Partner clients registered for POST /login (a shared sandbox)' },
+  { name: 'certifications', description: 'Certification runs of an integration, their questions and signed certificates' },
   { name: 'events', description: 'What changed, as server-sent events (the dashboard at /__admin/ui listens)' },
 ];
 const TAG_OF_SEGMENT: Record<string, string> = { 'order-items': 'orders' };

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { scenarioRunRoutes } from '../booking/scenario-runner.js';
 import journalRoutes from './journal.js';
 import reportRoutes from './report.js';
 import dashboardRoutes from './dashboard.js';
@@ -13,8 +12,9 @@ import clientRoutes from './clients.js';
 import resetRoutes from './reset.js';
 import webhookAdminRoutes from './webhooks.js';
 import listenRoutes from './listen.js';
-import scenarioAdminRoutes from './scenarios.js';
+import scenarioAdminRoutes, { scenarioRunRoutes } from './scenarios.js';
 import { controlScope, isOpenControlRoute } from './scope.js';
+import certificationRoutes from '../certification/routes.js';
 
 /** The /__admin control plane: untagged, so it stays out of the partner docs. */
 export default async function adminRoutes(app: FastifyInstance) {
@@ -51,5 +51,6 @@ export default async function adminRoutes(app: FastifyInstance) {
   await app.register(faultRoutes);
   await app.register(orderAdminRoutes);
   await app.register(clientRoutes);
+  await app.register(certificationRoutes);
   await app.register(dashboardRoutes);
 }

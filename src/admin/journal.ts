@@ -27,11 +27,11 @@ export const KEEP_APPLICATIONS = 200;
 type Recorded = Omit<JournalEntry, 'at' | 'duration_ms'> & { at: number; elapsed: number; exchange: Captured | null };
 
 /**
- * Whether a URL belongs to the partner API. The control API and the docs never count, even with
+ * Whether a URL belongs to the partner API. The control API, the docs and the certificate keys never count, even with
  * `--base-path /` where every URL starts with the base path; `/api/v3x` is not under `/api/v3`.
  */
 export function isPartnerUrl(url: string, basePath: string): boolean {
-  if (url.startsWith('/__admin') || url.startsWith('/docs')) return false;
+  if (url.startsWith('/__admin') || url.startsWith('/docs') || url.startsWith('/.well-known/')) return false;
   if (basePath === '/') return true;
   return url.startsWith(basePath) && (url.length === basePath.length || '/?'.includes(url.charAt(basePath.length)));
 }

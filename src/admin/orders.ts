@@ -4,19 +4,15 @@ import { moveItem, sendAll } from '../booking/lifecycle.js';
 import { isOrderItemStatus, ORDER_ITEM_STATUSES, TRANSITIONS } from '../lifecycle/order-item-status.js';
 import type { Order } from '../booking/records.js';
 import type { StoredRun } from '../booking/scenario-runner.js';
-import { nextDueAt } from '../scenarios/index.js';
 import { clip, errorResponses, errors } from '../http/errors.js';
 import { ApplicationQuery } from './docs.js';
-
-/** An item's scenario run: where it is and when its next step is due (null when it has ended). */
-const runView = (run: StoredRun | undefined) =>
-  run ? { name: run.scenario.name, started_at: run.started_at, steps_done: run.applied, steps: run.scenario.steps.length, next_step_at: run.stopped ? null : nextDueAt(run), stopped: run.stopped } : null;
+import { runView } from './scenarios.js';
 
 const summary = (application: string, o: Order, runs: Readonly<Record<string, unknown>>) => ({
   application, uuid: o.uuid, id: o.id, identifier: o.identifier, paid: o.paid, version: o.version, created_at: o.created_at, updated_at: o.updated_at,
   items: o.items.map((x) => ({
     uuid: x.uuid, code: x.code, status: x.status, version: x.version, activity_uuid: x.activity_uuid, product_identifier: x.product_identifier,
-    date: `${x.day}${x.time ? ` ${x.time}` : ''}`, quantity: x.quantity, updated_at: x.updated_at, moves: TRANSITIONS[x.status], scenario: runView(runs[x.uuid] as StoredRun | undefined),
+    date: `${x.day}${x.time ? ` ${x.time}` : ''}`, quantity: x.quantity, updated_at: x.updated_at, moves: TRANSITIONS[x.status], scenario: runs[x.uuid] ? runView(runs[x.uuid] as StoredRun) : null,
   })),
 });
 
@@ -49,12 +45,15 @@ export default async function orderAdminRoutes(app: FastifyInstance) {
     async (request) => {
       const { status } = request.body;
       if (!isOrderItemStatus(status)) throw errors.validation(`body "status" must be one of ${ORDER_ITEM_STATUSES.join(', ')}`);
+      const gone = () => errors.notFound(`Order item ${clip(request.params.uuid)} does not exist`);
       const found = app.orderItems.find(request.params.uuid, request.query.application);
-      if (!found) throw errors.notFound(`Order item ${clip(request.params.uuid)} does not exist`);
+      if (!found) throw gone();
       const { application, order } = found;
       const [item, delivery] = await app.store.update(application, (t) => {
-        const o = t.orders[order.uuid] as unknown as Order;
-        const x = o.items.find((i) => i.uuid === request.params.uuid)!;
+        // Found again under the lock: a reset on another instance may have dropped it meanwhile.
+        const o = t.orders[order.uuid] as unknown as Order | undefined;
+        const x = o?.items.find((i) => i.uuid === request.params.uuid);
+        if (!o || !x) throw gone();
         return [x, moveItem(app, t, application, o, x, status)] as const;
       });
       sendAll(app, [delivery]);

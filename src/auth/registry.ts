@@ -90,20 +90,28 @@ export class ClientRegistry {
 
   /** Revokes a registered client and every token it was given; false when there is none with that id. */
   async revoke(clientId: string): Promise<boolean> {
-    const record = registered(this.store, clientId);
-    if (!record) return false;
+    if (!registered(this.store, clientId)) return false;
+    // Decided under the store's lock, on the clients as they are then: of two revokes at once, on
+    // any instances, one finds the client and the other answers that there is none.
+    const found: { record?: RegisteredClient } = {};
     await this.store.updateServer((s) => {
       const rest = { ...s.clients };
+      if (!Object.hasOwn(rest, clientId)) return;
+      found.record = rest[clientId];
       delete rest[clientId];
       s.clients = rest;
     });
-    // Keys found on the read-only view, so that only the tokens deleted count as written.
+    if (!found.record) return false;
+    const known = new Set(this.store.applications());
     await Promise.all(
-      record.applications.map((application) => {
-        const tokens = this.store.tenant(application).tokens;
-        const keys = Object.keys(tokens).filter((k) => tokens[k]?.clientId === clientId);
-        return keys.length === 0 ? undefined : this.store.update(application, (t) => keys.forEach((k) => delete t.tokens[k]));
-      }),
+      found.record.applications.filter((a) => known.has(a)).map((application) =>
+        this.store.update(application, (t) => {
+          // Found under the lock (a token a login wrote meanwhile too), on the read-only view, which
+          // is the tenant being written: only the tokens deleted count as written.
+          const tokens = this.store.tenant(application).tokens;
+          for (const k of Object.keys(tokens)) if (tokens[k]?.clientId === clientId) delete t.tokens[k];
+        }),
+      ),
     );
     return true;
   }

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { requireScope } from '../auth/index.js';
 import { convert, toPrice } from '../catalog/money.js';
-import { errors } from '../http/errors.js';
+import { clip, errors } from '../http/errors.js';
 import type { RefundPolicyRecord } from '../seed/types.js';
 import { durationToMs, formatDuration, parseDuration } from '../time/duration.js';
 import { resolve } from './carts.js';
@@ -69,7 +69,9 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
       const to = app.catalog.currencyByCode.get(order.currency);
       const [amount, currency] = from && to ? [convert(supplierAmount, from, to), to.code] : [supplierAmount, item.supplier_currency];
       const deliveries = await app.store.update(application, (t) => {
-        const o = t.orders[order.uuid] as unknown as Order;
+        const o = t.orders[order.uuid] as unknown as Order | undefined;
+        // Found again under the lock: a reset on another instance may have dropped it meanwhile.
+        if (!o) throw errors.notFound(`Order ${clip(order.uuid)} does not exist`);
         const x = itemOf(o, item.uuid);
         // Checked again under the application's lock: an item cancelled twice at once is cancelled once.
         if (x.status !== 'OK') throw errors.notCancellable(x.uuid, x.status);
@@ -77,7 +79,7 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
         x.cancellation_additional_info = request.body.cancellation_additional_info ?? null;
         // A scenario attached to the cancellation (e.g. cancel-error@example.com) scripts what follows;
         // else INTERFACE.md section 3: REFUND_STARTED, then REFUNDED.
-        const scenario = app.scenarioRunner.attached('cancellation', o, x);
+        const scenario = app.scenarioRunner.attached('cancellation', application, o, x);
         if (scenario) app.scenarioRunner.start(t, application, o, x, scenario);
         const sent = scenario ? [] : [moveItem(app, t, application, o, x, 'REFUND_STARTED'), moveItem(app, t, application, o, x, 'REFUNDED')];
         o.refunds = [...(o.refunds ?? []), { uuid: randomUUID(), order_item_uuid: x.uuid, amount, currency, reason: request.body.cancellation_reason, created_at: now.toISOString() }];
@@ -122,12 +124,17 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
       const item = itemOf(order, request.params.orderItemUuid);
       const application = request.service.application;
       if (!app.webhooks.target(application)) throw errors.validation('No webhook URL is configured for this application');
-      const delivery = await app.store.update(application, (t) =>
-        app.webhooks.record(t, application, {
-          order: { id: order.id, uuid: order.uuid, created: order.created_at, updated: order.updated_at, version: order.version },
-          item: { uuid: item.uuid, created: item.created_at, updated: item.updated_at, version: item.version, status: item.status },
-        }),
-      );
+      const delivery = await app.store.update(application, (t) => {
+        // The status and versions as they are under the lock: read before it, a move committed
+        // meanwhile (on another instance) would be sent again as the older status, after the newer.
+        const o = t.orders[order.uuid] as unknown as Order | undefined;
+        if (!o) throw errors.notFound(`Order ${clip(order.uuid)} does not exist`);
+        const x = itemOf(o, item.uuid);
+        return app.webhooks.record(t, application, {
+          order: { id: o.id, uuid: o.uuid, created: o.created_at, updated: o.updated_at, version: o.version },
+          item: { uuid: x.uuid, created: x.created_at, updated: x.updated_at, version: x.version, status: x.status },
+        });
+      });
       app.webhooks.send(delivery);
       return reply.code(204).send();
     },

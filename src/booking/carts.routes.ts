@@ -6,6 +6,7 @@ import type { CartRecord, Tenant } from '../store/index.js';
 import { sweepDue } from '../schedule/index.js';
 import { addDuration, parseDuration } from '../time/duration.js';
 import { cartView, checkItem, MAX_ITEMS, type ItemInput } from './carts.js';
+import { heldElsewhere } from './order-lookup.js';
 import { CartItemSchema, CartSchema, OrderInfoSchema } from './carts.schemas.js';
 import type { Cart, CartItemRecord, Order } from './records.js';
 
@@ -35,7 +36,7 @@ function expired(cart: Cart, now: Date): boolean {
 /** A cart of the request's application, or 404 1400. */
 export function cartOf(app: FastifyInstance, request: FastifyRequest, uuid: string): Cart {
   const cart = app.store.tenant(request.service.application).carts[uuid] as unknown as Cart | undefined;
-  if (!cart) throw errors.notFound(`Cart ${clip(uuid)} does not exist`);
+  if (!cart) throw errors.notFound(heldElsewhere(app, request, 'Cart', uuid) ?? `Cart ${clip(uuid)} does not exist`);
   if (expired(cart, app.now(request.service.application))) throw errors.notFound(`Cart ${cart.uuid} does not exist: carts without an order are deleted 3 months after their last change`);
   return cart;
 }

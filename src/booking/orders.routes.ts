@@ -164,15 +164,17 @@ export default async function ordersRoutes(app: FastifyInstance) {
     }
     const application = request.service.application;
     const [saved, deliveries] = await app.store.update(application, (t) => {
-      const o = t.orders[order.uuid] as unknown as Order;
-      // Checked again under the application's lock: an order paid twice at once is paid once.
+      const o = t.orders[order.uuid] as unknown as Order | undefined;
+      // Checked again under the application's lock: an order paid twice at once is paid once, and
+      // one dropped meanwhile by a reset on another instance is not found.
+      if (!o) throw errors.notFound(`Order ${clip(order.uuid)} does not exist`);
       if (o.paid) throw errors.alreadyPaid(o.uuid);
       o.paid = true;
       o.updated_at = app.now(application).toISOString();
       // A scenario attached to an item (e.g. lead booker ko@example.com) replaces the defaults of
       // INTERFACE.md section 3: instant-confirmation items are confirmed at once, others wait.
       const sent = o.items.flatMap((x) => {
-        const scenario = app.scenarioRunner.attached('payment', o, x);
+        const scenario = app.scenarioRunner.attached('payment', application, o, x);
         if (scenario) return (app.scenarioRunner.start(t, application, o, x, scenario), []);
         return resolve(app, x).activity.needs_voucher ? [] : [moveItem(app, t, application, o, x, 'OK')];
       });

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import { ApiError, clip, errorResponses, errors } from '../http/errors.js';
+import { ApiError } from '../http/errors.js';
 import { attachedScenario, chaosAt, dueMoves, isFinished, nextDueAt, scenarioReceiverGate, type Scenario, type ScenarioRun } from '../scenarios/index.js';
 import type { Claim } from '../schedule/index.js';
 import type { ScenarioRunRecord, Tenant } from '../store/index.js';
@@ -19,11 +19,16 @@ export interface StoredRun extends ScenarioRun {
 export interface ScenarioRunner {
   /** Starts a scenario on an item inside a store.update (the caller sends nothing: tick() applies due steps). */
   start(tenant: Tenant, application: string, order: Order, item: OrderItem, scenario: Scenario): StoredRun;
-  /** The scenario attached to an item for an event, if any. */
-  attached(on: 'payment' | 'cancellation', order: Order, item: OrderItem): Scenario | null;
+  /** The scenario attached to an item for an event, if any: the attach source's first, else the scenario files'. */
+  attached(on: 'payment' | 'cancellation', application: string, order: Order, item: OrderItem): Scenario | null;
+  /** Lets something else attach scenarios first (a certification run, to its application's items). */
+  setAttachSource(source: AttachSource | null): void;
   /** Applies every step that is due, each application's on its own clock. */
   tick(): Promise<void>;
 }
+
+/** A scenario for an item of an application, or null to leave it to the scenario files. */
+export type AttachSource = (on: 'payment' | 'cancellation', application: string, order: Order, item: OrderItem) => Scenario | null;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -48,6 +53,7 @@ function runDue(value: unknown): { at: number } | null {
  */
 async function scenarioRunnerPlugin(app: FastifyInstance) {
   let ticking: Promise<void> | null = null;
+  let attachSource: AttachSource | null = null;
 
   /** Applies the due steps of an application's runs (`only`: those uuids); returns the uuids written. */
   const applyDue = async (application: string, only?: Set<string>): Promise<Set<string>> => {
@@ -143,10 +149,11 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
       tenant.scenario_runs[item.uuid] = run as unknown as ScenarioRunRecord;
       return run;
     },
-    attached(on, order, item) {
-      return attachedScenario(app.scenarios.values(), on, { activity_uuid: item.activity_uuid, product_id: item.product_identifier, lead_booker_email: order.customer.email });
+    attached(on, application, order, item) {
+      return attachSource?.(on, application, order, item) ?? attachedScenario(app.scenarios.values(), on, { activity_uuid: item.activity_uuid, product_id: item.product_identifier, lead_booker_email: order.customer.email });
     },
     tick: () => app.scheduler.round('scenario'),
+    setAttachSource: (source) => void (attachSource = source),
   };
   app.decorate('scenarioRunner', runner);
   app.webhooks.setGate(
@@ -167,42 +174,3 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
 }
 
 export default fp(scenarioRunnerPlugin, { name: 'scenario-runner', dependencies: ['store', 'schedule', 'webhooks', 'scenarios'], fastify: '5.x' });
-
-function orderAnywhere(app: FastifyInstance, uuid: string, only?: string): { application: string; order: Order } | null {
-  for (const application of only === undefined ? app.store.applications() : [only]) {
-    const order = app.store.tenant(application).orders[uuid] as unknown as Order | undefined;
-    if (order) return { application, order };
-  }
-  return null;
-}
-
-/** POST /__admin/scenarios/{name}/run body {order_item_uuid} or {order_uuid}: runs a scenario now. */
-export async function scenarioRunRoutes(app: FastifyInstance) {
-  app.post<{ Params: { name: string }; Body: { order_item_uuid?: string; order_uuid?: string; application?: string } | undefined }>('/scenarios/:name/run', {
-    schema: {
-      summary: 'Run a scenario on an order item or order',
-      description: 'Body `{order_item_uuid}` (one item; wins when both are given) or `{order_uuid}` (all of its items). Every item must be in the status the scenario starts from.',
-      response: errorResponses({ 400: 'Neither order_item_uuid nor order_uuid', 404: 'No such scenario, order item or order', 409: 'An item is not in the status the scenario starts from', 503: 'The state file did not take the write' }),
-    },
-    // Shown in the control API's document only: the handler checks the body itself.
-    config: { docsOnly: { body: { type: 'object', properties: { order_item_uuid: { type: 'string', format: 'uuid' }, order_uuid: { type: 'string', format: 'uuid' }, application: { type: 'string', description: 'only an item or order of this application' } } } } },
-  }, async (request) => {
-    const scenario = app.scenarios.get(request.params.name);
-    if (!scenario) throw errors.notFound(`Scenario ${clip(request.params.name)} does not exist (GET /__admin/scenarios)`);
-    const { order_item_uuid, order_uuid, application: only } = request.body ?? {};
-    if (!order_item_uuid && !order_uuid) throw errors.validation('body needs "order_item_uuid" or "order_uuid"');
-    // An item names one item (it wins when both are given); an order names all of its items.
-    const found = order_item_uuid ? app.orderItems.find(order_item_uuid, only) : orderAnywhere(app, order_uuid!, only);
-    if (!found) throw errors.notFound(order_item_uuid ? `Order item ${clip(order_item_uuid)} does not exist` : `Order ${clip(order_uuid)} does not exist`);
-    const { application, order } = found;
-    const items = order_item_uuid ? order.items.filter((x) => x.uuid === order_item_uuid) : order.items;
-    const wrong = items.find((x) => x.status !== scenario.from);
-    if (wrong) throw new ApiError(409, '0', `Scenario ${scenario.name} starts from ${scenario.from}; order item ${wrong.uuid} is ${wrong.status}`);
-    const runs = await app.store.update(application, (t) => {
-      const o = t.orders[order.uuid] as unknown as Order;
-      return items.map((x) => app.scenarioRunner.start(t, application, o, x, scenario));
-    });
-    await app.scenarioRunner.tick();
-    return { runs: runs.map((r) => ({ scenario: r.scenario.name, application, order_uuid: r.order_uuid, order_item_uuid: r.order_item_uuid, started_at: r.started_at })) };
-  });
-}

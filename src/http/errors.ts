@@ -10,13 +10,15 @@ export class ApiError extends Error {
     readonly headers: Record<string, string> = {},
     /** Which request value broke which rule, for observers (the integration report). */
     readonly check?: { context: string; keyword: string; field: string },
+    /** Fields the body carries besides code and message (what a 409 conflicts with); the route's schema names them. */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'ApiError';
   }
 
   toJSON(): { code: string; message: string } {
-    return { code: this.code, message: this.message };
+    return { code: this.code, message: this.message, ...this.details };
   }
 }
 
@@ -92,6 +94,22 @@ export const errors = {
   /** 409: the item's status does not allow a cancellation. */
   notCancellable: (uuid: string, status: string) =>
     new ApiError(409, '0', `Order item ${clip(uuid)} cannot be cancelled in status ${status}`),
+  /**
+   * 409 0: POST /__admin/scenarios/{name}/run on an item whose scenario run is still going: a second
+   * start would restart it at step 0 and leave the item half-way. `run` describes the run.
+   */
+  scenarioRunning: (uuid: string, run: { name: string; started_at: string; steps_done: number; steps: number }) =>
+    new ApiError(
+      409,
+      '0',
+      `Order item ${clip(uuid)} has scenario ${run.name} running (started ${run.started_at}, ${run.steps_done} of ${run.steps} steps done): no scenario starts on it until that run ends`,
+      {},
+      undefined,
+      { run: { order_item_uuid: uuid, ...run } },
+    ),
+  /** 409 0: POST /__admin/scenarios/{name}/run on an item in another status than the scenario's `from`. */
+  notScenarioStart: (scenario: string, from: string, uuid: string, status: string) =>
+    new ApiError(409, '0', `Scenario ${scenario} starts from ${from}; order item ${uuid} is ${status}`),
   /** 423: the order was paid already. */
   alreadyPaid: (uuid: string) => new ApiError(423, '0', `Order ${clip(uuid)} has already been paid`),
   /** 422: no-payment for an order above zero needs the no-payment scope. */
@@ -160,6 +178,8 @@ export const errors = {
     new ApiError(403, '0', "This control operation is server-wide: it needs the admin token. A partner's access token may act on its own application only"),
   /** 409: GET /__admin/report while the server was started with --report off. */
   reportOff: () => new ApiError(409, '0', 'The integration report is off: the server was started with --report off'),
+  /** 409: a certification run that cannot do that now (not passed yet, ended, nothing to check an answer against). */
+  certification: (message: string) => new ApiError(409, '0', message),
     /** 502: the webhook receiver to check did not answer at all. */
   receiverUnreachable: (message: string) => new ApiError(502, '0', message),
   /** 502: `mock-server proxy` got no whole answer from the upstream (refused, timed out, cut off); the message says which. */

@@ -21,6 +21,8 @@ export interface Faults {
   list(application?: string): Fault[];
   /** Every fault, or (an application given) that application's own; resolves once stored. */
   clear(application?: string): Promise<void>;
+  /** One fault of an application, if it is still armed; resolves once stored. */
+  drop(application: string, id: number): Promise<void>;
 }
 
 declare module 'fastify' {
@@ -203,6 +205,11 @@ class StoredFaults implements Faults {
     return keys.flatMap((k) => Object.values(this.#stored(k).faults).map(copy)).sort(byId);
   }
 
+  async drop(application: string, id: number): Promise<void> {
+    if (!this.#stored(application).faults[id]) return;
+    await this.#change(application, (faults) => faults[id] !== undefined && delete faults[id]);
+  }
+
   async clear(application?: string): Promise<void> {
     // With an application, only its own: the server-wide ones stay.
     const keys = application === undefined ? ['', ...this.store.applications()] : [application];
@@ -232,9 +239,10 @@ declare module 'fastify' {
 }
 
 async function faultHookPlugin(app: FastifyInstance, opts: { basePath: string }) {
-  const fail = (reply: FastifyReply, status: number, message: string) => {
+  const fail = (reply: FastifyReply, status: number, message: string, retryAfterS?: number) => {
     reply.request.apiError = { code: String(status), message };
     reply.request.forced = message.startsWith('Prefer') ? 'prefer' : 'fault';
+    if (retryAfterS) reply.header('retry-after', String(retryAfterS));
     return reply.code(status).send(new ApiError(status, String(status), message).toJSON());
   };
   /** Answers the request when an armed fault or its Prefer header says so; true when it did. */
@@ -245,7 +253,7 @@ async function faultHookPlugin(app: FastifyInstance, opts: { basePath: string })
     if (fault) {
       if (fault.delay_ms) await sleep(fault.delay_ms);
       const whose = fault.application === null ? '' : ` of application "${clip(fault.application)}"`;
-      fail(reply, fault.status, `Fault ${fault.id}${whose} (POST /__admin/faults): ${fault.method} ${clip(fault.path, MAX_ECHO_PATH)} answers ${fault.status}`);
+      fail(reply, fault.status, `Fault ${fault.id}${whose} (POST /__admin/faults): ${fault.method} ${clip(fault.path, MAX_ECHO_PATH)} answers ${fault.status}`, fault.retry_after_s);
       return true;
     }
     if (typeof prefer === 'string' && prefer !== '') {

@@ -14,6 +14,8 @@ interface Poll {
 export interface Noted {
   id: FindingId;
   detail: string | null;
+  /** For a finding noted with a `group`: the other details met (up to MAX_OTHERS) beside the first one's. */
+  others?: string[];
   count: number;
   first: RawExample;
   last: RawExample;
@@ -28,6 +30,16 @@ export interface Paid {
 }
 
 export const MAX_FINDINGS = 1000;
+const MAX_OTHERS = 3;
+
+/** Keeps a detail of a grouped finding among its examples (the first one's is `detail`). */
+export function addDetail(f: Noted, detail: string | null): void {
+  const others = (f.others ??= []);
+  if (detail !== null && detail !== f.detail && !others.includes(detail) && others.length < MAX_OTHERS) others.push(detail);
+}
+
+/** The advice's `{version}`: the version the client sends on its other requests, if it sends one. */
+const versionAdvice = (seen: string | undefined) => (seen ? `${seen.trim()}, as your other requests do` : 'e.g. 3.4.0');
 
 /** Everything the report keeps about one application: aggregates and a little bounded memory. */
 export class AppBook {
@@ -58,18 +70,22 @@ export class AppBook {
   constructor(readonly since: string) {}
 
   /**
-   * Counts a finding. `key` groups (default: the detail); `extra` is kept from the first time (the
-   * operation and the server's answer of a refusal).
+   * Counts a finding. `key` groups (default: the detail); `group` groups too, and keeps a few of the
+   * details met as examples (a language sent for two activities: one finding, both activities named).
+   * `extra` is kept from the first time (the operation and the server's answer of a refusal).
    */
-  note(id: FindingId, example: RawExample, detail: string | null = null, extra?: { key?: string; operation?: string; answer?: Answer }): void {
-    const group = extra?.key ?? detail;
-    const key = group === null ? id : `${id}\u0000${group}`;
+  note(id: FindingId, example: RawExample, detail: string | null = null, extra?: { key?: string; group?: string; operation?: string; answer?: Answer }): void {
+    const group = extra?.group ?? extra?.key ?? detail;
+    // The key is a key of the tenant's report collection, which PostgreSQL keeps as text: no NUL in
+    // it (a client's bytes can reach the group), and a unit separator between id and group.
+    const key = group === null ? id : `${id}\u001f${group.replaceAll('\u0000', '\ufffd')}`;
     const f = this.findings.get(key);
     if (f) {
       f.count++;
       f.last = example;
+      if (extra?.group !== undefined) addDetail(f, detail);
     } else if (this.findings.size < MAX_FINDINGS) {
-      this.findings.set(key, { id, detail, count: 1, first: example, last: example, ...(extra?.operation ? { operation: extra.operation } : {}), ...(extra?.answer ? { answer: extra.answer } : {}) });
+      this.findings.set(key, { id, detail, ...(extra?.group !== undefined ? { others: [] } : {}), count: 1, first: example, last: example, ...(extra?.operation ? { operation: extra.operation } : {}), ...(extra?.answer ? { answer: extra.answer } : {}) });
     } else return;
     this.changed.add(key);
   }
@@ -158,10 +174,12 @@ export class AppBook {
   }
 
   report(application: string, headerPrefix: string, unattributed = 0): Report {
-    const findings = [...this.findings.values(), ...this.#derived()].map(({ id, detail, count, first, last, operation, answer }) => {
+    const findings = [...this.findings.values(), ...this.#derived()].map(({ id, detail, others = [], count, first, last, operation, answer }) => {
       const kind = FINDINGS[id];
+      const details = [detail, ...others.slice(0, MAX_OTHERS - 1)].join('; ') + (others.length >= MAX_OTHERS ? '; …' : '');
       return {
-        id, severity: kind.severity, message: detail === null ? kind.message : `${kind.message}: ${detail}`, advice: kind.advice.replaceAll('{prefix}', headerPrefix),
+        id, severity: kind.severity, message: detail === null ? kind.message : `${kind.message}: ${details}`,
+        advice: kind.advice.replaceAll('{prefix}', headerPrefix).replaceAll('{version}', versionAdvice(this.versionSeen)),
         count, first: shown(first), last: shown(last), ...(operation ? { operation } : {}), ...(answer ? { answer } : {}),
       };
     });

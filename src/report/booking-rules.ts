@@ -8,7 +8,7 @@ import { describeUnknown, unknownKeys } from './fields.js';
 import type { FindingId } from './findings.js';
 
 type Params = Record<string, string | undefined>;
-type Note = (id: FindingId, detail?: string) => void;
+type Note = (id: FindingId, detail?: string, extra?: { group?: string }) => void;
 
 /** Fields the vendor's customer request takes beyond the cart's schema (the mock keeps them as sent). */
 const CUSTOMER_EXTRA = ['mobile', 'birthdate', 'gender'];
@@ -73,8 +73,8 @@ export function bookingRules(app: FastifyInstance, request: FastifyRequest, op: 
         const ref = typeof input.product_identifier === 'string' ? decodeProductId(input.product_identifier) : null;
         const activity = ref && app.catalog.activityByUuid.get(ref.activityUuid);
         if (!activity) continue;
-        if (input.language !== undefined && input.language !== null && activity.booking.languages.length === 0) note('language-ignored', `"${String(input.language).slice(0, 10)}" for activity ${activity.uuid}`);
-        if (input.pickup !== undefined && input.pickup !== null && activity.booking.pickups.length === 0) note('pickup-ignored', `activity ${activity.uuid}`);
+        if (input.language !== undefined && input.language !== null && activity.booking.languages.length === 0) note('language-ignored', `"${String(input.language).slice(0, 10)}" for activity ${activity.uuid}`, { group: op });
+        if (input.pickup !== undefined && input.pickup !== null && activity.booking.pickups.length === 0) note('pickup-ignored', `activity ${activity.uuid}`, { group: op });
       }
       break;
     case 'POST /orders': {

@@ -16,6 +16,8 @@ interface Summary {
   steps: Record<string, number>;
   errorPaths: Record<string, number>;
   logins: number[];
+  /** The last documented version header the client sent (the version advice names it). */
+  version?: string;
 }
 interface Memory {
   refund: string[];
@@ -27,7 +29,7 @@ interface Memory {
 
 /** Writes what changed in a book into its tenant's `report` collection (inside store.update). */
 function save(book: AppBook, report: Record<string, unknown>): void {
-  const summary: Summary = { since: book.since, requests: book.requests, steps: Object.fromEntries(book.steps), errorPaths: Object.fromEntries(book.errorPaths), logins: book.logins };
+  const summary: Summary = { since: book.since, requests: book.requests, steps: Object.fromEntries(book.steps), errorPaths: Object.fromEntries(book.errorPaths), logins: book.logins, ...(book.versionSeen ? { version: book.versionSeen } : {}) };
   report.book = summary;
   for (const key of book.changed) {
     const f = book.findings.get(key);
@@ -50,6 +52,7 @@ function load(report: Readonly<Record<string, unknown>> | undefined): AppBook | 
   for (const [k, v] of Object.entries(s.steps ?? {})) book.steps.set(k as Step, v);
   for (const [k, v] of Object.entries(s.errorPaths ?? {})) book.errorPaths.set(k as ErrorPath, v);
   book.logins = Array.isArray(s.logins) ? s.logins : [];
+  if (typeof s.version === 'string') book.versionSeen = s.version;
   for (const [k, v] of Object.entries(report)) if (k.startsWith('f:')) book.findings.set(k.slice(2), { ...(v as Noted) });
   const m = report.memory as Memory | undefined;
   if (m) {

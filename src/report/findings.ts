@@ -1,7 +1,8 @@
 /**
  * What the integration report can find in a partner's client (docs/report.md
  * documents each id). A finding's id is stable: CI jobs and people refer to it. Advice names headers
- * as `{prefix}Version`: the report writes the server's --header-prefix in their place.
+ * as `{prefix}Version`: the report writes the server's --header-prefix in their place, and the
+ * version the client sends elsewhere (else an example) in place of `{version}`.
  */
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -24,8 +25,8 @@ const USAGE = {
   'deprecated-operation': kind('warning', 'A deprecated operation was used (it may be removed)', 'Move to the operation /docs names in its place (POST /login for GET /login, /activities and /categories for /events and /verticals, reviews for comments).'),
   'deprecated-field': kind('warning', 'A deprecated parameter or body field was sent', 'Use the field that replaces it (category_in for vertical_in, uuid for the numeric order id).'),
   'token-in-query': kind('error', 'The access token was sent as a query parameter: the service reads it only from the Authorization header', 'Send Authorization: Bearer <access_token> and keep tokens out of URLs (they end up in logs).'),
-  'no-version-header': kind('warning', 'Requests without the version header: the service then answers with its latest version, which may change', 'Pin the version you were certified on: send {prefix}Version on every request, e.g. 3.4.0.'),
-  'unknown-version': kind('warning', 'A version header the service does not document (3.0.0 to 3.5.0; stable 3.4.0): the mock answers it as the latest, the service may not', 'Send {prefix}Version with the version you were certified on, e.g. 3.4.0.'),
+  'no-version-header': kind('warning', 'Requests without the version header: the service then answers with its latest version, which may change', 'Pin the version you were certified on: send {prefix}Version on every request, {version}.'),
+  'unknown-version': kind('warning', 'A version header the service does not document (3.0.0 to 3.5.0; stable 3.4.0): the mock answers it as the latest, the service may not', 'Send {prefix}Version with the version you were certified on, {version}.'),
   'unsupported-locale': kind('warning', 'An Accept-Language the service does not support: answered in the fallback language (en-US)', 'Send one of en-US, en-GB, it-IT, de-DE, fr-FR, es-ES (or their two-letter language).'),
   'code-for-uuid': kind('error', "An order identifier or an order item's code was sent where the path takes a uuid (answered 404)", "Use the order's and the item's uuid in paths; identifier and code are for people (vouchers, emails)."),
   'cancel-without-refund-policies': kind('warning', "An order item was cancelled without reading that item's refund policies first", 'Read GET /orders/{order}/items/{item}/refund-policies before a cancellation and show the customer what they get back.'),
@@ -49,7 +50,7 @@ const REFUSALS = {
   'missing-application-header': kind('error', 'A request without the application header (answered 400 code 2271)', 'Send {prefix}Application with your application value on every request, /login included.'),
   'invalid-market': kind('error', 'A market the service does not know (answered 400 code -1)', 'Send {prefix}Market with your assigned market code (GET /markets), or leave it out for us.'),
   'invalid-currency': kind('error', 'A currency the service does not offer (answered 400)', 'Send {prefix}Currency with a code from GET /currencies, or leave it out for the market\'s currency.'),
-  'invalid-version': kind('error', 'A malformed version header (answered 400)', 'Send {prefix}Version as three numbers, e.g. 3.4.0.'),
+  'invalid-version': kind('error', 'A malformed version header (answered 400)', 'Send {prefix}Version as three numbers, {version}.'),
   'invalid-credentials': kind('error', 'POST /login (or /refresh) refused the client credentials (answered 401)', 'Send the client_id and client_secret you were issued, for the application they belong to.'),
   'authentication-required': kind('error', 'An operation that needs a bearer token was called without one (answered 401)', 'Log in first (POST /login) and send Authorization: Bearer <access_token>.'),
   'invalid-token': kind('error', 'A bearer token the service does not know, or a malformed Authorization header (answered 401)', 'Send exactly Authorization: Bearer <access_token> as POST /login gave it; log in again when in doubt.'),
@@ -59,6 +60,7 @@ const REFUSALS = {
   'activity-not-accessible': kind('error', 'An activity that is not published (DRAFT or REVIEW) was asked for (answered 403)', 'Offer only activities the listings return; drop ids that answer 403.'),
   'unknown-route': kind('error', 'A path the API does not have (answered 404)', 'Check the method and path against /docs (and the base path).'),
   'whole-order-cancellation': kind('error', 'A whole order was cancelled with DELETE /orders/{uuid}: the API has no such operation (answered 404)', 'Cancel each item: DELETE /orders/{order}/items/{item}, after reading its refund policies.'),
+  'id-of-other-application': kind('error', 'A cart or order created under another application header was used (answered 404 code 1400)', 'Send the same {prefix}Application on every request: a cart or order belongs to the application that created it (look for two application names in the client\'s configuration).'),
   'not-found': kind('error', 'A resource that does not exist was asked for (answered 404 code 1400)', 'Use ids exactly as the API answered them, in the same application; carts without an order expire after 3 months.'),
   'invalid-value': kind('error', 'A parameter or body value that breaks its rule (answered 400)', 'Send the value in the type, format and range the operation documents in /docs.'),
   'invalid-json-body': kind('error', 'A request body that is not JSON, or empty where one is needed (answered 400)', 'Send a JSON body (JSON.stringify it) with Content-Type: application/json.'),

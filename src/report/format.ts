@@ -53,10 +53,11 @@ function junit(report: Report, failOn: FailOn): string {
   }
   const names = new Map<string, number>();
   for (const f of report.findings) {
-    // One id can be several findings (one per operation and reason): each test case needs its own name.
-    const n = (names.get(f.id) ?? 0) + 1;
-    names.set(f.id, n);
-    const name = f.operation ? `${f.id}: ${f.operation}${n > 1 ? ` (${n})` : ''}` : n > 1 ? `${f.id} (${n})` : f.id;
+    // One operation can have several findings of an id (one per reason): each test case needs its own name.
+    const named = f.operation ? `${f.id}: ${f.operation}` : f.id;
+    const n = (names.get(named) ?? 0) + 1;
+    names.set(named, n);
+    const name = n > 1 ? `${named} (${n})` : named;
     const failing = f.severity === 'error' || (failOn === 'warning' && f.severity === 'warning');
     if (failing && failOn !== 'never') failures++;
     const detail = xml(`${f.message} (${f.count}x; first ${f.first.method} ${f.first.path} at ${f.first.at})\nfix: ${f.advice}`);

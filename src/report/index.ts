@@ -37,6 +37,9 @@ interface RouteInfo {
   body: Fields | null;
 }
 
+/** Findings about a request's headers, whatever its operation: the others are noted with the operation they were met on. */
+const REQUEST_WIDE = new Set<FindingId>(['no-version-header', 'unknown-version', 'unsupported-locale']);
+
 /** Fields the vendor's order request takes beyond what the mock reads (accepted, not modelled), and the deprecated ones. */
 const BODY_EXTRA: Record<string, { known: string[]; deprecated: string[] }> = { 'POST /orders': { known: ['channel', 'sms_notification_to', 'cart_id'], deprecated: ['cart_id'] } };
 
@@ -104,9 +107,9 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
     books.touched(application);
     const info = routeInfo(request);
     const { op, shown } = info;
-    const note = (id: FindingId, detail?: string, extra?: { key?: string; operation?: string; answer?: Answer }) => {
+    const note = (id: FindingId, detail?: string, extra?: { key?: string; group?: string; operation?: string; answer?: Answer }) => {
       example ??= { method: request.method, url: request.url, reqId: request.id as string, at: at().getTime() };
-      book.note(id, example, detail ?? null, extra);
+      book.note(id, example, detail ?? null, REQUEST_WIDE.has(id) ? extra : { operation: shown, ...extra });
     };
     const params = (request.params ?? {}) as Params;
     // mock-server proxy: where the upstream's answer departed from the document (src/proxy/schema-check.ts).
@@ -117,9 +120,9 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
     else if (version !== book.versionSeen) {
       // A pattern test once per change of version, not per request.
       if (typeof version === 'string' && /^\s*3\.[0-5]\.\d+\s*$/.test(version)) book.versionSeen = version;
-      else if (request.service) note('unknown-version', String(version).slice(0, 20));
+      else if (request.service) note('unknown-version', String(version).slice(0, 20), { group: '' });
     }
-    if (request.service?.locale.fellBack) note('unsupported-locale', String(request.headers['accept-language']).slice(0, 40));
+    if (request.service?.locale.fellBack) note('unsupported-locale', String(request.headers['accept-language']).slice(0, 40), { group: '' });
     if (info.deprecated) note('deprecated-operation', shown);
     const query = request.query as Record<string, unknown> | undefined;
     if (query && 'access_token' in query) note('token-in-query', shown);
@@ -159,7 +162,7 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
       return;
     }
     const answer = { status, code: err.code, message: clip(err.message, 300) };
-    note(id, `${operation}: ${status} "${clip(err.message, 200)}"`, { key: `${operation}\u0000${status} ${err.code} ${normalize(err.message)}`, operation, answer });
+    note(id, `${operation}: ${status} "${clip(err.message, 200)}"`, { key: `${operation}\u001f${status} ${err.code} ${normalize(err.message)}`, operation, answer });
     let body = '';
     try {
       body = JSON.stringify(request.body ?? null).slice(0, 2000);
@@ -188,7 +191,7 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
       book.step('webhook answered 200');
       book.orderSeen(d.payload.order_uuid);
     }
-    if (attempt.status_code === 200 && attempt.duration_ms > 5000) book.note('webhook-slow', example, `${Math.round(attempt.duration_ms)} ms`);
+    if (attempt.status_code === 200 && attempt.duration_ms > 5000) book.note('webhook-slow', example, `${Math.round(attempt.duration_ms)} ms`, { group: '' });
     if (next.state === 'failed' && !attempt.chaos) {
       book.note('webhook-failed', example, attempt.status_code !== undefined ? `the last attempt was answered ${attempt.status_code}` : `the last attempt: ${attempt.error ?? 'no answer'}`);
     }

@@ -1,4 +1,4 @@
-import { MAX_FINDINGS, type AppBook } from './book.js';
+import { addDetail, MAX_FINDINGS, type AppBook } from './book.js';
 import type { ErrorPath, Step } from './findings.js';
 
 /**
@@ -43,6 +43,7 @@ export function addShare(target: AppBook, local: AppBook, base: Base, isPaid: (o
     if (t) {
       t.count += d;
       if (f.last.at >= t.last.at) t.last = f.last;
+      if (f.others) for (const other of [f.detail, ...f.others]) addDetail(t, other);
     } else if (target.findings.size < MAX_FINDINGS) target.findings.set(key, { ...f, count: d });
     else continue;
     changed.add(key);
@@ -60,6 +61,7 @@ export function addShare(target: AppBook, local: AppBook, base: Base, isPaid: (o
   for (const [order, e] of local.unpaid) if (!target.unpaid.has(order)) target.unpaid.set(order, e);
   for (const order of [...target.unpaid.keys()]) if (isPaid(order) || target.paid.has(order)) memory = target.unpaid.delete(order);
   target.logins = [...new Set([...target.logins, ...local.logins])].sort((a, b) => a - b).slice(-10);
+  target.versionSeen = local.versionSeen ?? target.versionSeen;
   target.memoryChanged = memory;
   return changed;
 }
@@ -76,4 +78,5 @@ export function adopt(local: AppBook, from: AppBook): void {
   local.customerSchemaRead = from.customerSchemaRead;
   local.participantsSchemaRead = from.participantsSchemaRead;
   local.logins = from.logins;
+  local.versionSeen = from.versionSeen ?? local.versionSeen;
 }

@@ -71,6 +71,7 @@ const RULES: Array<[FindingId, Test]> = [
   ['value-outside-enum', (r) => r.validation?.keyword === 'enum'],
   ['missing-body-field', (r) => (r.validation?.keyword === 'required' && r.validation.context === 'body') || /^body "[^"]+" is required/.test(r.message)],
   ['invalid-value', all(status(400), (r) => r.code === '0')],
+  ['id-of-other-application', all(status(404), msg(/^(Cart|Order) \S+ was created under application /))],
   ['not-found', all(status(404), (r) => r.code === '1400')],
 ];
 

@@ -51,6 +51,12 @@ export interface DestinationChanges {
   removed: number[];
 }
 
+/** A certification run (src/certification/record.ts). */
+export interface CertificationRecord {
+  id: string;
+  [field: string]: unknown;
+}
+
 /** A scenario running on one order item (see src/booking/scenario-runner.ts). */
 export interface ScenarioRunRecord {
   order_item_uuid: string;
@@ -84,6 +90,8 @@ export interface Tenant {
   faults: Record<string, FaultRecord>;
   /** Goes up whenever a fault is armed, used up or dropped: an instance rebuilds its index when it moves. */
   faults_rev: number;
+  /** Certification runs (POST /__admin/certifications), by id: the latest few, running or not. */
+  certifications: Record<string, CertificationRecord>;
   /** A `mock-server listen` of this application (src/webhooks/listeners.ts); null: none. */
   listener: ListenerRecord | null;
   /** Signs what goes to a listener when the application has no secret of its own nor the server one; made when first needed. */
@@ -113,6 +121,8 @@ export interface FaultRecord {
   /** How many more matching requests it answers. */
   times: number;
   delay_ms: number;
+  /** Seconds sent as Retry-After with the answer (a certification run's 503); absent: none. */
+  retry_after_s?: number;
 }
 
 /** A chaos setting as stored (src/webhooks/chaos.ts says what each field does). */
@@ -158,11 +168,15 @@ export interface ServerState {
   faults_rev?: number;
   /** A listener of every application (the admin token's, or on an open control API). */
   listener?: ListenerRecord | null;
+  /** The Ed25519 key certificates are signed with (src/certification/signing.ts), made at the first start. */
+  certificate_key?: { pkcs8: string };
 }
 
 export interface State {
   /** File format version; bumped with a migration when a change is not additive. */
   version: 1;
+  /** The mock-server that last opened the file to write it, so that an older one can say which refuses it. */
+  mock_server?: string;
   server: ServerState;
   tenants: Record<string, Tenant>;
 }
@@ -195,6 +209,7 @@ export function emptyTenant(): Tenant {
     faults_rev: 0,
     listener: null,
     listener_secret: null,
+    certifications: dict(),
   };
 }
 
@@ -208,6 +223,16 @@ export function emptyState(): State {
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * For a state file of a later format than this mock-server reads: which mock-server wrote it, as the
+ * file tells (its version, else the format's); null for any other file.
+ */
+export function newerWriter(raw: unknown): string | null {
+  if (!isObject(raw) || typeof raw.version !== 'number' || !(raw.version > STATE_VERSION)) return null;
+  const by = typeof raw.mock_server === 'string' ? `${raw.mock_server.slice(0, 40)}, ` : '';
+  return `${by}state version ${raw.version}`;
+}
 
 /**
  * Checks a parsed state file and fills collections added since it was written. Returns a message
@@ -248,5 +273,6 @@ function problemInServer(raw: Record<string, unknown>): string | null {
   if (s.webhook_chaos !== undefined && !isObject(s.webhook_chaos)) return '"server.webhook_chaos" must be an object';
   if (s.faults !== undefined && !isObject(s.faults)) return '"server.faults" must be an object';
   if (isObject(s.faults)) Object.setPrototypeOf(s.faults, null);
+  if (s.certificate_key !== undefined && (!isObject(s.certificate_key) || typeof s.certificate_key.pkcs8 !== 'string')) return '"server.certificate_key" must be {pkcs8}';
   return null;
 }

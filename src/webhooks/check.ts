@@ -3,7 +3,7 @@ import { ORDER_ITEM_STATUSES, type OrderItemStatus } from '../lifecycle/order-it
 import { buildPayload, serializePayload } from './payload.js';
 import { WebhookSender, type AttemptResult } from './sender.js';
 import { redactUrl, splitCredentials } from './url.js';
-import { signatureHeaders } from './signer.js';
+import { deliveryHeaders } from './signer.js';
 
 /** What `mock-server webhooks check` and POST /__admin/webhooks/check test a receiver with. */
 export interface CheckOptions {
@@ -76,7 +76,7 @@ export async function checkReceiver(opts: CheckOptions): Promise<CheckReport> {
     );
     return { id: o.id ?? `whd_check_${randomUUID().replace(/-/g, '').slice(0, 24)}`, item, body, status: o.status ?? OK_STATUS };
   };
-  const sign = (id: string, body: string, at: Date = now()) => (opts.secret ? signatureHeaders({ id, body, secret: opts.secret, headerPrefix: opts.headerPrefix, at }) : {});
+  const sign = (id: string, body: string, at: Date = now()) => deliveryHeaders({ id, body, secret: opts.secret, headerPrefix: opts.headerPrefix, at });
   /** Requests not sent because the check's time ran out: a check with one is skipped. */
   let unsent = 0;
   const send = async (url: string, body: string, headers: Record<string, string>): Promise<AttemptResult> => {

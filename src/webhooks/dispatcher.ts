@@ -3,7 +3,7 @@ import type { Store, Tenant } from '../store/index.js';
 import type { Claim, Scheduler } from '../schedule/index.js';
 import { ApiError, clip, errors } from '../http/errors.js';
 import { serializePayload, type OrderItemSnapshot } from './payload.js';
-import { signatureHeaders } from './signer.js';
+import { deliveryHeaders } from './signer.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WebhookSender, type AttemptResult } from './sender.js';
 import { SendSlots } from './slots.js';
@@ -518,20 +518,17 @@ export class WebhookDispatcher {
     return this.#slots.acquire(application);
   }
 
-  /** The POST itself, signed when the application has a secret. */
+  /** The POST itself, with the delivery's id and timestamp, signed when the application has a secret. */
   async #post(d: Delivery): Promise<AttemptResult> {
     if (d.target === 'listener') {
       const body = serializePayload(d.payload);
       const { secret } = this.listeners.secret(d.application, this.secretOf(d.application));
-      const headers = secret ? signatureHeaders({ id: d.id, body, secret, headerPrefix: this.opts.headerPrefix, at: this.#wall() }) : {};
-      return this.listeners.relay(d, body, headers, this.sender.deadlineMs);
+      return this.listeners.relay(d, body, deliveryHeaders({ id: d.id, body, secret, headerPrefix: this.opts.headerPrefix, at: this.#wall() }), this.sender.deadlineMs);
     }
     const target = this.target(d.application);
     if (!target) return { error: 'no webhook URL is configured for this application', duration_ms: 0, delivered: false };
     const body = serializePayload(d.payload);
-    const headers = target.secret
-      ? signatureHeaders({ id: d.id, body, secret: target.secret, headerPrefix: this.opts.headerPrefix, at: this.#wall() })
-      : {};
+    const headers = deliveryHeaders({ id: d.id, body, secret: target.secret, headerPrefix: this.opts.headerPrefix, at: this.#wall() });
     return (target.publicOnly ? this.#publicOnly() : this.sender).send(target.url, body, headers);
   }
 

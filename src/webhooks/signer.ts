@@ -1,7 +1,9 @@
 import { createHmac } from 'node:crypto';
 
 /**
- * Webhook signatures (INTERFACE.md section 5). Two schemes on every signed request:
+ * A delivery's id and timestamp, and its signatures (INTERFACE.md section 5). Every request carries
+ * the id and timestamp under both schemes' names (a receiver deduplicates on the id whether or not it
+ * checks signatures); a request with a secret carries both signatures too:
  *
  * - vendor: `<prefix>Webhook-Id`, `<prefix>Webhook-Timestamp`, `<prefix>Signature: t=<unix s>,v1=<hex>`
  *   where hex = HMAC-SHA256("<t>.<raw body>") keyed with the secret's UTF-8 bytes, exactly as configured.
@@ -30,26 +32,22 @@ export interface SignInput {
   id: string;
   /** The raw body, exactly as sent. */
   body: string;
-  secret: string;
+  /** None: the request goes unsigned. */
+  secret?: string | null;
   /** Vendor header prefix, e.g. X-Service-. */
   headerPrefix: string;
   /** Wall-clock time of the attempt (never the server clock: receivers check it against their own). */
   at: Date;
 }
 
-export function signatureHeaders(input: SignInput): Record<string, string> {
+export function deliveryHeaders(input: SignInput): Record<string, string> {
   const t = String(Math.floor(input.at.getTime() / 1000));
+  const p = input.headerPrefix;
+  const headers = { [`${p}Webhook-Id`]: input.id, [`${p}Webhook-Timestamp`]: t, 'webhook-id': input.id, 'webhook-timestamp': t };
+  if (!input.secret) return headers;
   const vendor = createHmac('sha256', Buffer.from(input.secret, 'utf8')).update(`${t}.${input.body}`).digest('hex');
   const standard = createHmac('sha256', standardWebhooksKey(input.secret))
     .update(`${input.id}.${t}.${input.body}`)
     .digest('base64');
-  const p = input.headerPrefix;
-  return {
-    [`${p}Webhook-Id`]: input.id,
-    [`${p}Webhook-Timestamp`]: t,
-    [`${p}Signature`]: `t=${t},v1=${vendor}`,
-    'webhook-id': input.id,
-    'webhook-timestamp': t,
-    'webhook-signature': `v1,${standard}`,
-  };
+  return { ...headers, [`${p}Signature`]: `t=${t},v1=${vendor}`, 'webhook-signature': `v1,${standard}` };
 }

@@ -180,6 +180,13 @@ t.test('a tester drives the sandbox from the dashboard', { timeout: 120_000 }, a
   await view(page, 'Report');
   await sees(page, /Report: ui-shop[\s\S]*unknown-query-parameter[\s\S]*Booking steps/);
   await page.screenshot({ path: join(shots, 'report.png') });
+  // A careful client's report: one plain empty state, no empty table under it.
+  await bookOverHttp(`${origin}/api/v3`, 'ui-careful');
+  await page.waitForSelector('header select[aria-label="Application"] option[value="ui-careful"]');
+  await page.select('header select[aria-label="Application"]', 'ui-careful');
+  await sees(page, /Report: ui-careful[\s\S]*Findings\s*No finding: nothing this application sent needs fixing\.\s*Booking steps/);
+  t.equal(await page.$('main table.findings'), null, 'no findings table when there is no finding');
+  await page.screenshot({ path: join(shots, 'report-empty.png') });
 
   t.same(pageErrors, [], 'no script error on the page');
 });

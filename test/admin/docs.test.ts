@@ -60,6 +60,7 @@ t.test('GET /__admin/docs is Swagger UI; /__admin/docs/json documents every cont
   t.match(clock.responses['400'].content['application/json'].schema, { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } });
   t.ok(doc.paths['/__admin/requests'].get.parameters.some((p: { name: string }) => p.name === 'limit'), 'the query schema');
   t.ok(doc.paths['/__admin/scenarios/{name}/run'].post.requestBody, 'the run body, documented only');
+  t.match(doc.paths['/__admin/scenarios/{name}/run'].post.responses['409'], { description: /run is going/, content: { 'application/json': { schema: { required: ['code', 'message'], properties: { run: { properties: { name: {}, started_at: {}, steps_done: {} } } } } } } }, "the 409 of a second start, with the run it found");
   t.ok(doc.paths['/__admin/webhooks/deliveries/{id}/redeliver'].post.parameters.some((p: { in: string; name: string }) => p.in === 'path' && p.name === 'id'));
 });
 

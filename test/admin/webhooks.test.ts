@@ -5,6 +5,7 @@ import { createStore } from '../../src/store/index.js';
 import { chaosConfig, MAX_CHAOS_APPLICATIONS } from '../../src/webhooks/chaos.js';
 import { tempDir } from '../tmp.js';
 import { buildWebhookApp, deadPort, snapshot, startReceiver, T0 } from '../webhooks/receiver.js';
+import { until } from '../until.js';
 
 t.test('GET /__admin/webhooks/deliveries lists attempts and state, with filters', async (t) => {
   const rx = await startReceiver((_r, i) => (i === 0 ? 500 : 200));
@@ -220,7 +221,7 @@ t.test('redeliver while an attempt is running is a 409', async (t) => {
   const app = await buildWebhookApp({ config: { webhookUrl: rx.url }, webhooks: { timeoutMs: 300 } });
   t.teardown(() => app.close());
   const d = (await app.webhooks.enqueue('acme', snapshot()))!;
-  while (rx.received.length === 0) await new Promise((r) => setTimeout(r, 5));
+  await until('the attempt reached the receiver', () => rx.received.length > 0);
   const res = await app.inject({ method: 'POST', url: `/__admin/webhooks/deliveries/${d.id}/redeliver` });
   t.equal(res.statusCode, 409);
   t.match(res.json(), { code: '0', message: `Webhook delivery ${d.id} is being attempted right now: try again when the attempt ends` });

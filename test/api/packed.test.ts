@@ -3,18 +3,21 @@
 // tsc resolving the package's types in that project.
 //
 // The package is packed from a copy of the sources in a temp dir (node_modules linked entry by
-// entry), not from the repository: packing runs prepare, which rebuilds dist/, and other test files
-// start the CLI from the repository's dist/ while this one runs. The copy's build leaves the
+// entry), not from the repository: packing runs prepare, which rebuilds dist/, and a server started
+// from this clone may be running from the repository's dist/. The copy's build leaves the
 // repository's dist/ and build cache alone.
 import t from 'tap';
-import { execFile } from 'node:child_process';
+import { execFile, type ExecFileOptions } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { packageRoot } from '../../src/paths.js';
+import { childEnv, owned } from '../child.js';
 import { tempDir } from '../tmp.js';
 
-const exec = promisify(execFile);
+const execAsync = promisify(execFile);
+/** execFile, for a command that dies with the test process (its own children end with their work). */
+const exec = (file: string, args: string[], options: ExecFileOptions = {}) => execAsync(...owned(file, args), { ...options, env: childEnv(options.env), encoding: 'utf8' });
 const NAME = 'partner-booking-mock-server';
 /** The consumer's files import the package by its name, written in where they say PACKAGE. */
 const byName = (source: string) => source.replaceAll('from PACKAGE;', `from ${JSON.stringify(NAME)};`);

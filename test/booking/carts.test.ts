@@ -1,6 +1,8 @@
 import t from 'tap';
 import { fixedClock } from '../../src/clock.js';
+import type { FastifyInstance } from 'fastify';
 import { APP, buildTestApp, H } from '../helper.js';
+import { bookOrder, overInject } from '../book-order.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -54,4 +56,38 @@ t.test('GET /carts/{uuid}/form: the legacy checkout form, with the answers the c
   t.match(filled.extra_customer_data[0].fields[0], { value: '+39 333' });
   const participants = await call('GET', `/carts/${cart.uuid}/items/${p.uuid}/participants`);
   t.equal(participants[0].date_of_birth, '1815-12-10T00:00:00+00:00', 'participants are shown with date-times, as the vendor schema has them');
+});
+
+t.test("a cart or order of another application: without --shared the 404 and the report name the application that holds it; with --shared they do not", async (t) => {
+  const INSTANT = '4e451a8a-2ee5-493f-aa12-a39f13d7253e';
+  const item = async (app: FastifyInstance) => [{ product_identifier: (await app.inject({ url: `/api/v3/activities/${INSTANT}/dates/2026-01-20`, headers: H })).json()[0].groups[0].slots[0].products[0].product_id, quantity: 1 }];
+  const as = (application: string, token?: string) => ({ 'x-service-application': application, 'x-service-version': '3.5.0', ...(token ? { authorization: `Bearer ${token}` } : {}) });
+
+  const open = await buildTestApp();
+  t.teardown(() => open.close());
+  const cart = (await open.inject({ method: 'POST', url: '/api/v3/carts', headers: as('shop-web') })).json().uuid as string;
+  const added = await open.inject({ method: 'POST', url: `/api/v3/carts/${cart}/items`, headers: as('shop-app'), payload: await item(open) });
+  t.equal(added.statusCode, 404, 'still the not-found the vendor answers');
+  t.same(added.json(), { code: '1400', message: `Cart ${cart} was created under application "shop-web": send the X-Service-Application header it was created with` });
+  const order = await bookOrder(overInject(open, 'shop-web'));
+  const read = await open.inject({ url: `/api/v3/orders/${order.uuid}`, headers: as('shop-app') });
+  t.same([read.statusCode, read.json().message], [404, `Order ${order.uuid} was created under application "shop-web": send the X-Service-Application header it was created with`]);
+  t.match(open.integrationReport!.get('shop-app').findings, [
+    { id: 'id-of-other-application', severity: 'error', operation: 'POST /carts/{cartUuid}/items', message: /was created under application "shop-web"/, advice: /Send the same X-Service-Application on every request/ },
+    { id: 'id-of-other-application', operation: 'GET /orders/{orderUuid}' },
+  ]);
+  const unknown = await open.inject({ url: '/api/v3/carts/0b5a3c8e-1111-4222-8333-444455556666', headers: as('shop-app') });
+  t.equal(unknown.json().message, 'Cart 0b5a3c8e-1111-4222-8333-444455556666 does not exist', 'a cart no application holds: the plain 404');
+
+  const shared = await buildTestApp({ config: { adminToken: 'adm1n', shared: true } });
+  t.teardown(() => shared.close());
+  const { client_id, client_secret } = (await shared.inject({ method: 'POST', url: '/__admin/clients', headers: { authorization: 'Bearer adm1n' }, payload: { applications: ['shop-web', 'shop-app'], scopes: [] } })).json();
+  const token = async (application: string) => (await shared.inject({ method: 'POST', url: '/api/v3/login', headers: as(application), payload: { client_id, client_secret, grant_type: 'client_credentials' } })).json().access_token as string;
+  const theirs = (await shared.inject({ method: 'POST', url: '/api/v3/carts', headers: as('shop-web', await token('shop-web')) })).json().uuid as string;
+  t.ok(shared.store.tenant('shop-web').carts[theirs], 'the cart exists under shop-web');
+  const refused = await shared.inject({ method: 'POST', url: `/api/v3/carts/${theirs}/items`, headers: as('shop-app', await token('shop-app')), payload: await item(shared) });
+  t.same([refused.statusCode, refused.json()], [404, { code: '1400', message: `Cart ${theirs} does not exist` }], 'a shared sandbox does not say another application holds it');
+  const findings = shared.integrationReport!.get('shop-app').findings;
+  t.same(findings.map((f) => f.id), ['not-found']);
+  t.notMatch(JSON.stringify(findings), /shop-web/, 'nor does its report');
 });

@@ -75,12 +75,13 @@ t.test('running a scenario on demand, and its refusals', async (t) => {
   await call('POST', '/__admin/scenarios/refusal/run', {}, 400);
 });
 
-t.test('a new run on an item replaces the one before', async (t) => {
+t.test('a start on an item whose run is going is a 409 naming that run, which goes on', async (t) => {
   const { app, call, book, status, advance } = await setup(t);
   const b = await book('delayed@example.com');
-  await call('POST', '/__admin/scenarios/refusal/run', { order_item_uuid: b.item }, 200);
-  t.equal(await status(b.order), 'KO', 'the refusal ran first');
+  const refused = await call('POST', '/__admin/scenarios/refusal/run', { order_item_uuid: b.item }, 409);
+  t.match(refused, { code: '0', message: /delayed-confirmation running/, run: { order_item_uuid: b.item, name: 'delayed-confirmation', steps_done: 0, steps: 1, next_step_at: '2026-01-15T10:02:00.000Z' } });
+  t.equal(await status(b.order), 'PENDING', 'the refusal did not run');
   await advance('PT5M');
-  t.equal(await status(b.order), 'KO', 'the delayed confirmation no longer runs');
-  t.match(app.store.tenant('shop').scenario_runs[b.item], { scenario: { name: 'refusal' }, applied: 1 });
+  t.equal(await status(b.order), 'OK', 'the delayed confirmation ran');
+  t.match(app.store.tenant('shop').scenario_runs[b.item], { scenario: { name: 'delayed-confirmation' }, applied: 1 });
 });

@@ -1,4 +1,4 @@
-// `mock-server proxy` and `mock-server drift` as real processes (dist/), against upstreams on 127.0.0.1.
+// `mock-server proxy` and `mock-server drift` as real processes, against upstreams on 127.0.0.1.
 import t from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

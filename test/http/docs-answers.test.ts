@@ -4,6 +4,7 @@
  * answers, and documenting an answer never changes the bytes the partner receives.
  */
 import t from 'tap';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { Ajv } from 'ajv';
@@ -13,6 +14,7 @@ import { buildApp } from '../../src/app.js';
 import { defaults } from '../../src/config.js';
 import { fixedClock } from '../../src/clock.js';
 import { ORDER_ITEM_STATUSES } from '../../src/lifecycle/order-item-status.js';
+import { packageRoot } from '../../src/paths.js';
 import { buildTestApp, testCatalog } from '../helper.js';
 
 type Schema = Record<string, unknown>;
@@ -53,10 +55,11 @@ t.test('every 2xx of every partner operation has its schema, JSON or binary', as
   t.same(missing, [], 'none left without a schema');
 });
 
-/** The generated client's types, checked by the TypeScript compiler against what a partner would write. */
-function compile(dir: string, files: Record<string, string>): string[] {
+/** The generated client's types, checked by the TypeScript compiler against what a partner would write (a bundler's resolution, or Node's). */
+function compile(dir: string, files: Record<string, string>, node = false): string[] {
   const names = Object.keys(files).map((f) => join(dir, f));
-  const program = ts.createProgram(names, { strict: true, noEmit: true, skipLibCheck: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, types: [] });
+  const modules = node ? { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext } : { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler };
+  const program = ts.createProgram(names, { strict: true, noEmit: true, skipLibCheck: true, target: ts.ScriptTarget.ES2022, ...modules, types: [] });
   return ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? `${d.file.fileName.split('/').pop()}: ` : ''}${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
 }
 
@@ -94,6 +97,23 @@ export const pdf: Exact<paths['/orders/{orderUuid}/activities/{activityUuid}/vou
   const dir = t.testdir({ 'api.ts': generated, 'uses.ts': uses, 'wrong.ts': `import type { paths } from './api.js';\nexport const s: paths['/orders/{orderUuid}']['get']['responses'][200]['content']['application/json']['items'][number]['status'] = 'SHIPPED';\n` });
   t.same(compile(dir, { 'api.ts': '', 'uses.ts': '' }), [], 'the booking answers have their fields, enums and shared shapes');
   t.match(compile(dir, { 'api.ts': '', 'wrong.ts': '' }).join('\n'), /'"SHIPPED"' is not assignable/, 'a status outside the lifecycle is refused: the types are not any');
+});
+
+t.test("docs/api-and-fidelity.md's openapi-typescript snippet compiles as written, in an ES module under NodeNext (and with a bundler)", async (t) => {
+  const page = readFileSync(join(packageRoot, 'docs/api-and-fidelity.md'), 'utf8');
+  const command = /npx -y openapi-typescript \S+ -o (\S+)/.exec(page);
+  const snippet = /```ts\n(import type \{ paths \} from[\s\S]*?)```/.exec(page)?.[1];
+  t.ok(command && snippet, 'the page has the command and the snippet');
+  if (!command || !snippet) return;
+  const lifecycle = ORDER_ITEM_STATUSES.map((s) => `'${s}'`).join(' | ');
+  const dir = t.testdir({
+    'package.json': '{"type": "module"}',
+    [command[1] as string]: astToString(await openapiTS(await docOf())),
+    'snippet.ts': `${snippet}type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;\nexport const statuses: Exact<ItemStatus, ${lifecycle}> = true;\n`,
+  });
+  t.same(compile(dir, { 'snippet.ts': '' }, true), [], 'NodeNext: the relative import names its .js file');
+  t.same(compile(dir, { 'snippet.ts': '' }), [], 'a bundler');
+  t.match(snippet, `// ${ORDER_ITEM_STATUSES.map((s) => `'${s}'`).join(' | ')}`, "the comment lists the lifecycle's statuses");
 });
 
 /**

@@ -1,11 +1,11 @@
 // The PostgreSQL every store test stands on (server.ts): real, password-protected, on loopback,
 // surviving its own restarts, and never outliving its test process.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import pg from 'pg';
+import { spawnOwned } from '../child.js';
 import { startPostgres, sweepOrphans } from './server.js';
 
 const server = await startPostgres(t);
@@ -61,10 +61,10 @@ t.test('committed data survives a clean stop and a crash of the server', async (
 
 t.test('a killed test process leaves no server behind', async (t) => {
   const hold = join(dirname(fileURLToPath(import.meta.url)), 'hold.ts');
-  const child = spawn(process.execPath, [...process.execArgv, hold], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnOwned(process.execPath, [...process.execArgv, hold], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
-    child.stdout.on('data', (d) => {
+    child.stdout!.on('data', (d) => {
       out += d;
       if (out.includes('\n')) resolve(out);
     });

@@ -2,7 +2,7 @@
  * A survey, not a test: runs the fuzz suite's generators without stopping at the first failure and
  * prints every distinct failure (operation family, status, message shape) with one reproduction.
  *
- *   RELIABILITY_SURVEY=1 TS_NODE_TRANSPILE_ONLY=1 node --import=@tapjs/typescript/import test/reliability/survey.ts [runs]
+ *   RELIABILITY_SURVEY=1 node --import=./test/typescript.mjs test/reliability/survey.ts [runs]
  *
  * Without RELIABILITY_SURVEY it does nothing: `tap test/reliability` loads every file of the folder.
  */

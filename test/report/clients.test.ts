@@ -104,6 +104,11 @@ const FLAWED: Flawed[] = [
   { mistake: 'a path typo', named: 'unknown-route', play: (p) => p.call('GET', '/activity') },
   { mistake: 'cancelling a whole order', named: 'whole-order-cancellation', play: async (p) => (await p.login(), p.call('DELETE', `/orders/${(await p.book()).uuid}`)) },
   { mistake: 'an unknown cart', named: 'not-found', play: (p) => p.call('GET', `/carts/${UNKNOWN}`) },
+  {
+    mistake: 'a cart created under a second application name',
+    named: 'id-of-other-application',
+    play: async (p, { app }) => p.call('POST', `/carts/${(await partner(app, 'second-name').ok('POST', '/carts')).uuid}/items`, [{ product_identifier: await p.product(INSTANT), quantity: 1 }]),
+  },
   { mistake: 'a limit over 100', named: 'invalid-value', play: (p) => p.call('GET', '/cities?limit=1000') },
   { mistake: 'a body that is not JSON', named: 'invalid-json-body', play: (p) => p.call('POST', '/login', '{"client_id":', { 'content-type': 'application/json' }) },
   { mistake: 'a form-encoded body', named: 'unsupported-media-type', play: (p) => p.call('POST', '/login', 'client_id=sandbox-client', { 'content-type': 'application/x-www-form-urlencoded' }) },

@@ -83,6 +83,24 @@ t.test('JUnit test case names are unique, one per finding', async (t) => {
   t.ok(names.includes('not-found: GET /carts/{cartUuid}'));
 });
 
+t.test("JUnit test case names are as docs/report.md says: `id: operation`, `id` for a finding of no one operation, ` (2)` for a name met again", async (t) => {
+  const app = await buildTestApp();
+  t.teardown(() => app.close());
+  const p = partner(app, 'names', { 'x-service-version': undefined });
+  await p.call('GET', '/carts/0b5a3c8e-1111-4222-8333-444455556666');
+  await p.call('GET', '/cities?limit=1000');
+  await p.call('GET', '/cities?limit=0');
+  await p.call('GET', '/orders/0b5a3c8e-1111-4222-8333-444455556666');
+  await p.call('GET', '/cities?country_in=IT');
+  await p.call('GET', '/cities?country_in=IT&region_in=1');
+  const report = app.integrationReport!.get('names');
+  const names = [...formatReport(report, 'junit').matchAll(/<testcase classname="findings\.\w+" name="([^"]+)"/g)].map((m) => m[1]).sort();
+  t.same(names, [
+    'invalid-value: GET /cities', 'invalid-value: GET /cities (2)', 'no-version-header', 'not-found: GET /carts/{cartUuid}', 'not-found: GET /orders/{orderUuid}',
+    'unknown-query-parameter: GET /cities', 'unknown-query-parameter: GET /cities (2)',
+  ], 'a finding of an operation is named with it; a header finding is not; only a name met again is numbered');
+});
+
 t.test('the report survives a restart, and a reset still clears it', async (t) => {
   const file = join(tempDir(t, 'report-'), 'state.json');
   const first = await buildTestApp({ store: await createStore(file) });
@@ -91,6 +109,9 @@ t.test('the report survives a restart, and a reset still clears it', async (t) =
   const order = await p.book({ activity: REFUND, readCustomerSchema: false });
   await p.ok('DELETE', `/orders/${order.uuid}/items/${order.items[0].uuid}`, { cancellation_reason: 'CANCELLED-BY-CUSTOMER' });
   await p.call('GET', '/cities?country_in=IT');
+  // The version advice names the version of the client's other requests, after a restart too.
+  await partner(first, 'durable', { 'x-service-version': undefined }).call('GET', '/currencies');
+  t.match(first.integrationReport!.get('durable').findings.find((f) => f.id === 'no-version-header'), { advice: /3\.5\.0, as your other requests do/ });
   await partner(first, 'catalog-only').call('GET', '/cities?country_in=IT');
   const before = first.integrationReport!.get('durable');
   await first.close();

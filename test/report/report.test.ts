@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { fixedClock } from '../../src/clock.js';
 import type { Report } from '../../src/report/index.js';
+import { AppBook } from '../../src/report/book.js';
 import { MAX_ECHO, MAX_ECHO_PATH } from '../../src/http/errors.js';
 import { buildTestApp } from '../helper.js';
 import { buildWebhookApp, deadPort } from '../webhooks/receiver.js';
@@ -13,6 +14,7 @@ import { buildWebhookApp, deadPort } from '../webhooks/receiver.js';
 const APP = 'sloppy';
 const INSTANT = '4e451a8a-2ee5-493f-aa12-a39f13d7253e';
 const CONFIRM = '0f5821c5-2046-11e7-9cc9-06a7e332783f';
+const REFUND = '0f641d85-2046-11e7-9cc9-06a7e332783f';
 const LEAD = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', musement_newsletter: 'NO', allow_profiling: 'NO', thirdparty_newsletter: 'NO', events_related_newsletter: 'NO' };
 
 function client(app: FastifyInstance, extra: Record<string, string> = {}) {
@@ -97,6 +99,17 @@ t.test('unknown-body-field', async (t) => {
   t.match(finding(app, 'unknown-body-field'), [{ message: /: scope on POST \/login$/ }]);
 });
 
+t.test('the version advice names the version the client sends on its other requests, else an example', async (t) => {
+  const app = await buildTestApp();
+  t.teardown(() => app.close());
+  await client(app).call('GET', '/currencies');
+  t.match(finding(app, 'no-version-header'), [{ advice: /send X-Service-Version on every request, e\.g\. 3\.4\.0\.$/ }], 'no version sent at all: an example');
+  await client(app, { 'x-service-version': '3.5.0' }).call('GET', '/currencies');
+  await client(app, { 'x-service-version': '4.0.0' }).call('GET', '/currencies');
+  t.match(finding(app, 'no-version-header'), [{ count: 1, advice: /send X-Service-Version on every request, 3\.5\.0, as your other requests do\.$/ }]);
+  t.match(finding(app, 'unknown-version'), [{ advice: /the version you were certified on, 3\.5\.0, as your other requests do\.$/ }]);
+});
+
 t.test('no-version-header and unsupported-locale', async (t) => {
   const app = await buildTestApp();
   t.teardown(() => app.close());
@@ -136,6 +149,21 @@ t.test('cancel-without-refund-policies, customer-without-schema', async (t) => {
   await ok('DELETE', `/orders/${careful.uuid}/items/${item}`, { cancellation_reason: 'CANCELLED-BY-CUSTOMER' });
   t.match(finding(app, 'cancel-without-refund-policies'), [{ count: 1 }], 'the careful cancellation adds nothing');
   t.match(finding(app, 'customer-without-schema'), [{ count: 1 }]);
+});
+
+t.test('language-ignored: one finding for the operation, with its count and the activities as examples (it was one per activity)', async (t) => {
+  const { app, ok } = await fresh(t);
+  for (const activity of [INSTANT, REFUND]) {
+    t.same(app.catalog.activityByUuid.get(activity)?.booking.languages, [], 'an activity without languages');
+    const [schedule] = await ok('GET', `/activities/${activity}/dates/2026-01-20`);
+    const cart = await ok('POST', '/carts');
+    for (const language of ['en', 'en']) await ok('POST', `/carts/${cart.uuid}/items`, [{ product_identifier: schedule.groups[0].slots[0].products[0].product_id, quantity: 1, language }]);
+  }
+  t.match(finding(app, 'language-ignored'), [{ count: 4, operation: 'POST /carts/{cartUuid}/items', message: new RegExp(`was dropped: "en" for activity ${INSTANT}; "en" for activity ${REFUND}$`) }]);
+  const book = new AppBook(new Date(0).toISOString());
+  const at = { method: 'POST', url: '/x', reqId: 'r', at: 0 };
+  for (const n of [1, 2, 3, 4, 5, 1]) book.note('pickup-ignored', at, `activity ${n}`, { group: 'POST /carts/:cartUuid/items' });
+  t.match(book.report('a', 'X-').findings, [{ count: 6, message: /: activity 1; activity 2; activity 3; …$/ }], 'three examples at most, and a mark when there were more');
 });
 
 t.test('language-not-offered', async (t) => {

@@ -1,20 +1,20 @@
 // One server per state file, whatever path leads to it: a symbolic link, a hard link, or the same
 // path after the state directory was removed and made again. Real CLI processes.
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawnOwned } from '../child.js';
 import { bin, start, type Started } from '../cli-process.js';
 import { tempDir } from '../tmp.js';
 
 /** Starts a second server and resolves with how it ended; one that starts is stopped and reported. */
 function second(db: string): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, '--port', '0', '--catalog-size', '5', '--db', db], { env: { PATH: process.env.PATH } });
+    const child = spawnOwned(process.execPath, [bin, '--port', '0', '--catalog-size', '5', '--db', db], { env: { PATH: process.env.PATH } });
     let stderr = '';
     let stdout = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    child.stdout.on('data', (d) => {
+    child.stderr!.on('data', (d) => (stderr += d));
+    child.stdout!.on('data', (d) => {
       stdout += d;
       if (stdout.includes('listening')) child.kill('SIGKILL');
     });

@@ -3,6 +3,7 @@
 import t, { type Test } from 'tap';
 import { run, start, type Started } from '../cli-process.js';
 import { startPostgres } from '../pg/server.js';
+import { until } from '../until.js';
 
 const server = await startPostgres(t);
 const password = new URL(server.url).password;
@@ -32,7 +33,7 @@ t.test('kill -9 of an instance under concurrent writes: every acknowledged write
     }
   };
   const writers = Array.from({ length: 16 }, writer);
-  while (acked.length < 150) await new Promise((r) => setTimeout(r, 10));
+  await until('150 writes acknowledged', () => acked.length >= 150, { ms: 60_000 });
   a.child.kill('SIGKILL');
   await Promise.all(writers);
   await a.exited;

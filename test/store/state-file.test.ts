@@ -2,6 +2,7 @@ import t from 'tap';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createStore, StoreError } from '../../src/store/index.js';
+import { VERSION } from '../../src/version.js';
 import { tempDir } from '../tmp.js';
 
 const deep = (n: number): unknown => JSON.parse('['.repeat(n) + ']'.repeat(n));
@@ -42,6 +43,27 @@ t.test('state files that are not state are refused and left untouched', async (t
     t.equal(readFileSync(file, 'utf8'), bad, 'the file is unchanged');
   }
   t.notOk(existsSync(`${file}.wal`), 'no log was created');
+});
+
+t.test('a state file of a newer mock-server is refused naming it (its version when the file tells, else the state version) and left untouched', async (t) => {
+  const file = join(tempDir(t), 'state.json');
+  const s = await createStore(file);
+  await s.update('a', (tn) => void (tn.carts.c = { uuid: 'c' }));
+  await s.close();
+  t.equal(JSON.parse(readFileSync(file, 'utf8')).mock_server, VERSION, 'a file this mock-server wrote names it');
+  for (const [newer, named] of [
+    ['{"version":2,"mock_server":"0.9.0","server":{},"tenants":{"a":{"carts":{"c":{"uuid":"c"}},"wallets":{}}}}', /was written by a newer mock-server \(0\.9\.0, state version 2; this is mock-server \d+\.\d+\.\d+, which reads state version 1\)\. It was left untouched: /],
+    ['{"version":7,"tenants":{}}', /was written by a newer mock-server \(state version 7; this is mock-server /],
+  ] as const) {
+    writeFileSync(file, newer);
+    const before = readFileSync(file);
+    const err = await createStore(file).catch((e: unknown) => e);
+    t.type(err, StoreError);
+    t.match((err as Error).message, named);
+    t.notMatch((err as Error).message, /not a mock-server state file/);
+    t.same(readFileSync(file), before, 'the file is byte for byte as it was');
+    t.equal(readFileSync(`${file}.wal`, 'utf8'), '', 'nothing was logged');
+  }
 });
 
 t.test('a read-only state file or directory is refused at start, even for root', async (t) => {

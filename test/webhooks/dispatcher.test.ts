@@ -8,6 +8,7 @@ import { createStore } from '../../src/store/index.js';
 import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.js';
 import { buildPayload, serializePayload } from '../../src/webhooks/payload.js';
 import { deadPort, snapshot, startReceiver, T0, type Answer, type Received } from './receiver.js';
+import { until } from '../until.js';
 
 const APP = 'acme';
 const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
@@ -300,7 +301,7 @@ t.test('closing during an attempt ends it at once and leaves the delivery pendin
   const d = new WebhookDispatcher({ store, clock: fixedClock(T0), headerPrefix: 'X-Service-', flags: { url: rx.url, secret: null } });
   d.start();
   const { id } = (await d.enqueue(APP, snapshot()))!;
-  while (rx.received.length === 0) await new Promise((r) => setTimeout(r, 5));
+  await until('the attempt reached the receiver', () => rx.received.length > 0);
   const started = Date.now();
   await d.close();
   t.ok(Date.now() - started < 1000, 'did not wait for the 5 s timeout');

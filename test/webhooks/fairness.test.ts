@@ -18,6 +18,13 @@ async function until(done: () => boolean, ms: number): Promise<boolean> {
   return true;
 }
 
+/** T's attempts stay stuck in the trickling receiver for the whole test, however slow the machine (the defaults end them after 10 s). */
+const STUCK = { timeoutMs: 60_000, deadlineMs: 120_000 };
+/** How many of an application's deliveries have an attempt under way, being sent. */
+const sending = (d: WebhookDispatcher, application: string) => d.views({ application }).filter((v) => v.waiting?.reason === 'sending').length;
+/** How many of an application's deliveries have an attempt under way, held in its chaos delay. */
+const delayed = (d: WebhookDispatcher, application: string) => d.views({ application }).filter((v) => v.waiting?.reason === 'chaos_delay').length;
+
 async function dispatcher(t: Test, opts: Partial<DispatcherOptions> = {}) {
   const d = new WebhookDispatcher({ store: await createStore('memory'), clock: fixedClock(T0), headerPrefix: 'X-Service-', ...opts });
   d.start();
@@ -39,12 +46,12 @@ t.test("260 deliveries stuck on application T's trickling receiver: application 
     await slow.close();
     await healthy.close();
   });
-  const d = await dispatcher(t);
+  const d = await dispatcher(t, STUCK);
   await d.configure('T', { url: slow.url, secret: null });
   await d.configure('H', { url: healthy.url, secret: null });
   for (let i = 0; i < 260; i++) await d.enqueue('T', snapshot(item(i)));
-  t.ok(await until(() => slow.received.length >= 256, 5000), "T's attempts reached its receiver");
-  await sleep(200); // every attempt that can start has started, and is stuck in its body
+  t.ok(await until(() => slow.received.length >= 256, 30_000), "T's attempts reached its receiver");
+  t.equal(sending(d, 'T'), 256, 'every attempt that can start has started, and is stuck in its body');
   const ms = await moveOfH(d, healthy);
   t.ok(ms < 1000, `H's webhook arrived ${ms.toFixed(0)} ms after its move`);
   t.equal(slow.received.length, 256, 'T has 256 attempts in flight (its share), the other 4 wait');
@@ -54,12 +61,12 @@ t.test("260 deliveries stuck on application T's trickling receiver: application 
 t.test("one receiver for both, trickling only T's 260 deliveries: H's webhook still arrives within 1 s (T holds no more than its share of the connections)", async (t) => {
   const rx = await startReceiver((r) => (r.url.endsWith('?app=T') ? 'trickle' : 200));
   t.teardown(() => rx.close());
-  const d = await dispatcher(t);
+  const d = await dispatcher(t, STUCK);
   await d.configure('T', { url: `${rx.url}?app=T`, secret: null });
   await d.configure('H', { url: `${rx.url}?app=H`, secret: null });
   for (let i = 0; i < 260; i++) await d.enqueue('T', snapshot(item(i)));
-  t.ok(await until(() => rx.received.length >= 256, 5000), "T's attempts reached the receiver");
-  await sleep(200);
+  t.ok(await until(() => rx.received.length >= 256, 30_000), "T's attempts reached the receiver");
+  t.equal(sending(d, 'T'), 256, 'every attempt that can start has started, and is stuck in its body');
   const t0 = performance.now();
   await d.enqueue('H', snapshot(item(9999)));
   const arrived = await until(() => rx.received.some((r) => r.url.endsWith('?app=H')), 1000);
@@ -72,7 +79,7 @@ t.test("260 deliveries of application T delayed 60 s by chaos: application H's w
   const d = await dispatcher(t, { flags: { url: rx.url, secret: null } });
   await d.chaos.set('T', chaosConfig({ delay_ms: [60_000, 60_000] }));
   for (let i = 0; i < 260; i++) await d.enqueue('T', snapshot(item(i)));
-  await sleep(100);
+  t.ok(await until(() => delayed(d, 'T') === 260, 5000), "T's 260 attempts are in their chaos delay");
   const ms = await moveOfH(d, rx);
   t.ok(ms < 1000, `H's webhook arrived ${ms.toFixed(0)} ms after its move`);
   t.equal(rx.received.length, 1, "none of T's, still in their delay");
@@ -84,7 +91,7 @@ t.test('a chaos delay waits outside the sending capacity: 2 slots in all, 5 dela
   const d = await dispatcher(t, { flags: { url: rx.url, secret: null }, concurrency: 2 });
   await d.chaos.set('T', chaosConfig({ delay_ms: [60_000, 60_000] }));
   for (let i = 0; i < 5; i++) await d.enqueue('T', snapshot(item(i)));
-  await sleep(100);
+  t.ok(await until(() => delayed(d, 'T') === 5, 5000), "T's 5 attempts are in their chaos delay");
   const ms = await moveOfH(d, rx);
   t.ok(ms < 1000, `H's webhook arrived ${ms.toFixed(0)} ms after its move`);
 });
@@ -112,7 +119,7 @@ t.test('closing the dispatcher does not wait for chaos delays', async (t) => {
   d.start();
   await d.chaos.set('T', chaosConfig({ delay_ms: [60_000, 60_000] }));
   await d.enqueue('T', snapshot());
-  await sleep(50);
+  t.ok(await until(() => delayed(d, 'T') === 1, 5000), 'the attempt is in its chaos delay');
   const t0 = performance.now();
   await d.close();
   t.ok(performance.now() - t0 < 1000, `closed in ${(performance.now() - t0).toFixed(0)} ms`);

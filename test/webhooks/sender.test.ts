@@ -6,6 +6,7 @@ import { WebhookSender } from '../../src/webhooks/sender.js';
 import { splitCredentials } from '../../src/webhooks/url.js';
 import { deadPort, startReceiver } from './receiver.js';
 import { startForwardProxy } from '../proxy/servers.js';
+import { until } from '../until.js';
 
 t.test('one POST with the exact body, JSON content type and the given headers', async (t) => {
   const rx = await startReceiver();
@@ -152,7 +153,7 @@ t.test('close() ends what is in flight with an error', async (t) => {
   const sender = new WebhookSender({ timeoutMs: 5000 });
   t.teardown(() => rx.close());
   const pending = sender.send(rx.url, '{}', {});
-  while (rx.received.length === 0) await new Promise((r) => setTimeout(r, 5));
+  await until('the request reached the receiver', () => rx.received.length > 0);
   await sender.close();
   const r = await pending;
   t.equal(r.delivered, false);

@@ -113,7 +113,8 @@ export async function syncDirectory(file: string): Promise<void> {
  * older or newer version is put right at the next start.
  */
 function* pieces(state: State): Generator<string> {
-  yield `{"version":${JSON.stringify(state.version)},"server":${JSON.stringify(state.server)},"tenants":{`;
+  const by = state.mock_server === undefined ? '' : `"mock_server":${JSON.stringify(state.mock_server)},`;
+  yield `{"version":${JSON.stringify(state.version)},${by}"server":${JSON.stringify(state.server)},"tenants":{`;
   let sep = '';
   const tenants = state.tenants;
   for (const app of Object.keys(tenants)) {

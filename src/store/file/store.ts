@@ -3,7 +3,8 @@ import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { track, type Op } from '../changes.js';
-import { emptyState, emptyTenant, normalizeState, type ServerState, type State, type Tenant } from '../schema.js';
+import { VERSION } from '../../version.js';
+import { emptyState, emptyTenant, newerWriter, normalizeState, STATE_VERSION, type ServerState, type State, type Tenant } from '../schema.js';
 import type { Store, StoreOptions, StoreStats } from '../types.js';
 import { checkFiles, makeDirectory, resolveStateFile } from './checks.js';
 import { lockStateFile, type StateLock } from './lock.js';
@@ -48,10 +49,15 @@ async function openFile(file: string, exists: boolean, opts: StoreOptions & { lo
       throw new StoreError(`State file ${file} cannot be used: ${why}. ${await untouched(adapter)}`);
     }
   }
+  const newer = newerWriter(raw);
+  if (newer) {
+    throw new StoreError(`State file ${file} was written by a newer mock-server (${newer}; this is mock-server ${VERSION}, which reads state version ${STATE_VERSION}). It was left untouched: start it with the mock-server that wrote it, or use another --db.`);
+  }
   const checked = normalizeState(raw);
   if (typeof checked === 'string') {
     throw new StoreError(`State file ${file} is not a mock-server state file: ${checked}. ${await untouched(adapter)}`);
   }
+  checked.mock_server = VERSION;
   const low = new Low<State>(adapter, checked);
   const logFile = `${file}.wal`;
   let replayed = false;
