@@ -75,9 +75,13 @@ export default async function listenRoutes(app: FastifyInstance) {
       if (renew) clearInterval(renew);
       void listeners.disconnect(application, connection, code === 1000 && String(reason) === 'stop').catch((err: unknown) => app.log.warn({ err }, 'a listener\'s end was not recorded'));
     });
-    const secret = application === null ? null : listeners.secret(application, app.webhooks.secretOf(application));
-    listeners.connect(application, connection, { events, forward_to: request.query.forward_to ?? null }).then(
-      () => connection.send({ type: 'hello', application, events, signing: secret?.source ?? 'per-application' }),
+    // Signed from the first delivery on: an application without a secret gets one for its listener now.
+    const ready = async () => {
+      if (application !== null && !app.webhooks.secretOf(application)) await listeners.ensureSecret(application);
+      await listeners.connect(application, connection, { events, forward_to: request.query.forward_to ?? null });
+    };
+    ready().then(
+      () => connection.send({ type: 'hello', application, events }),
       (err: unknown) => {
         app.log.warn({ err }, 'a listener could not be registered');
         socket.close(1011, 'the listener could not be registered: try again');

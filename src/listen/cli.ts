@@ -102,13 +102,13 @@ export async function listen(session: SandboxSession, flags: ListenFlags, out: L
       socket.on('ping', heard);
       socket.on('message', (data) => {
         heard();
-        const m = JSON.parse(String(data)) as RelayedDelivery | { type: 'hello'; application: string | null; events: string[] | null; signing: string };
+        const m = JSON.parse(String(data)) as RelayedDelivery | { type: 'hello'; application: string | null; events: string[] | null };
         if (m.type === 'hello') {
           connectedOnce = true;
           failures = 0;
           const whose = m.application === null ? "every application's" : `application ${m.application}'s`;
           out.status(`Ready: relaying ${whose} webhooks${m.events ? ` (${m.events.join(', ')})` : ''} from ${session.origin} to ${target} (Ctrl-C to stop)`);
-          out.status(m.signing === 'none' ? 'Unsigned: this application has no signing secret' : 'Signed as the sandbox signs: mock-server listen --print-secret shows the secret');
+          out.status('Signed as the sandbox signs them: mock-server listen --print-secret shows the secret');
         } else if (m.type === 'delivery') {
           queue = queue.then(() => forward(socket, m)).catch(() => undefined);
         }

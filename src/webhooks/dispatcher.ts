@@ -549,9 +549,9 @@ export class WebhookDispatcher {
         this.opts.scheduler?.drop('webhook', c);
         continue;
       }
-      // The listener's connection is on another instance: that one sends it (it claims it within a second or so).
+      // The listener's connection is on another instance: that one sends it (told at once, it claims it).
       if (d.target === 'listener' && this.listeners.where(d.application) === 'elsewhere') {
-        this.opts.scheduler?.release('webhook', c, this.#now(d.application).getTime() + 1000);
+        this.opts.scheduler?.handOff('webhook', c);
         continue;
       }
       this.#claims?.set(d.id, c);

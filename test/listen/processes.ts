@@ -1,10 +1,11 @@
 // Real processes for the listen tests: a sandbox, `mock-server listen`, and a receiver on 127.0.0.1.
-// Every process started here is killed by the test's teardown, and when the test process exits.
-import { spawn, type ChildProcess } from 'node:child_process';
+// Every process started here dies with the test (child.ts), and is killed by the test's teardown.
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Test } from 'tap';
 import { Webhook } from 'standardwebhooks';
+import { spawnOwned } from '../child.js';
 import { bin, run } from '../cli-process.js';
 
 export interface Proc {
@@ -14,18 +15,12 @@ export interface Proc {
   exited: Promise<number | null>;
 }
 
-const alive = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const c of alive) c.kill('SIGKILL');
-});
-
 /** Spawns the CLI; resolves once `ready` matches its output (stdout then stderr), within a minute (a loaded machine is slow). */
 export function spawnCli(t: Test, args: string[], ready: RegExp): Promise<Proc> {
-  const child = spawn(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH } });
-  alive.add(child);
+  const child = spawnOwned(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH } });
   let out = '';
   let err = '';
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => (alive.delete(child), r(code))));
+  const exited = new Promise<number | null>((r) => child.on('exit', r));
   t.teardown(async () => {
     child.kill('SIGKILL');
     await exited;
@@ -38,8 +33,8 @@ export function spawnCli(t: Test, args: string[], ready: RegExp): Promise<Proc> 
         resolve({ child, stdout: () => out, stderr: () => err, exited });
       }
     };
-    child.stdout.on('data', (d) => ((out += d), look()));
-    child.stderr.on('data', (d) => ((err += d), look()));
+    child.stdout!.on('data', (d) => ((out += d), look()));
+    child.stderr!.on('data', (d) => ((err += d), look()));
     void exited.then((code) => reject(new Error(`exited ${code}: ${out}${err}`)));
   });
 }
