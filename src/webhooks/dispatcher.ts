@@ -179,15 +179,17 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Records the webhook of one status move inside the caller's store.update (atomic with the move);
-   * null when the application has no webhook URL. Call send() with the result once the update resolved.
+   * Records the webhook of one status move inside the caller's store.update (atomic with the move):
+   * a delivery to the receiver, and one to the listener when the application has one (see
+   * listeners.ts); null when it has neither. Call send() with the result once the update resolved:
+   * it sends both.
    */
   record(tenant: Tenant, application: string, snapshot: OrderItemSnapshot): Delivery | null {
     const now = this.#now(application);
-    const receiver = tenant.webhookConfig ?? this.#targets.default ? recordDelivery(tenant, application, snapshot, now) : null;
-    const listener = this.listeners.wants(tenant, application, snapshot.item.status, this.secretOf(application) !== null) ? recordDelivery(tenant, application, snapshot, now, 'listener') : null;
-    if (receiver && listener) this.#also.set(receiver, listener);
-    return receiver ?? listener;
+    const toReceiver = tenant.webhookConfig ?? this.#targets.default ? recordDelivery(tenant, application, snapshot, now) : null;
+    const toListener = this.listeners.wants(tenant, application, snapshot.item.status, this.secretOf(application) !== null) ? recordDelivery(tenant, application, snapshot, now, 'listener') : null;
+    if (toReceiver && toListener) this.#also.set(toReceiver, toListener);
+    return toReceiver ?? toListener;
   }
 
   /** The secret an application's webhooks are signed with (null: the server-wide one), receiver or none. */
