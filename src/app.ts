@@ -138,7 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // A clock moved on another instance sharing the store moves this one's.
   app.store.onServerChange?.(() => app.keptClock.follow());
   // After the store (it closes before it) and before the work it schedules (which closes first).
-  await app.register(schedulePlugin, deps.schedule ?? {});
+  await app.register(schedulePlugin, { leaseMs: config.leaseMs, ...deps.schedule });
   await app.register(clientsPlugin);
   await app.register(orderItems);
   await app.register(scenariosPlugin);

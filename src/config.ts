@@ -50,6 +50,8 @@ export interface Config {
   record: string | null;
   /** An Ed25519 private key (PKCS#8 PEM) certificates are signed with; null: the key kept with the state. */
   certificateKey: string | null;
+  /** On PostgreSQL: how long a claim on due work stays an instance's without being renewed (ms). */
+  leaseMs: number;
 }
 
 export const defaults: Readonly<Config> = Object.freeze({
@@ -75,6 +77,7 @@ export const defaults: Readonly<Config> = Object.freeze({
   upstream: null,
   record: null,
   certificateKey: null,
+  leaseMs: 30_000,
 });
 
 export type LogFormat = 'pretty' | 'json';
@@ -124,6 +127,7 @@ export const OPTIONS: readonly Option[] = [
   { key: 'record', flag: 'record', arg: 'DIR', env: ['MOCK_SERVER_RECORD'], kind: 'string', nullable: true, help: 'proxy: record the catalog the upstream answers as fixture files in DIR (serve them with --fixtures DIR)' },
   { key: 'certificateKey', flag: 'certificate-key', arg: 'FILE', env: ['MOCK_SERVER_CERTIFICATE_KEY'], kind: 'string', nullable: true, defaultText: 'a key made at the first start, kept with the state', help: 'Ed25519 private key (PKCS#8 PEM) that signs certification certificates' },
   { key: 'rateLimit', flag: 'rate-limit', arg: 'N', env: ['MOCK_SERVER_RATE_LIMIT'], kind: 'int', min: 0, max: 1_000_000, help: 'with --shared: partner requests per second per application, past it 429 (0 = no limit)' },
+  { key: 'leaseMs', flag: 'lease-ms', arg: 'MS', env: ['MOCK_SERVER_LEASE_MS'], kind: 'int', min: 100, max: 3_600_000, help: 'on PostgreSQL: how long an instance\'s claim on due work (a webhook attempt, a scenario step) lasts without renewal; the work of an instance that died or froze moves to another after it' },
 ];
 
 const TRUE = ['1', 'true', 'yes', 'on'];

@@ -61,6 +61,8 @@ export interface MockServerConfig {
   record: string | null;
   /** --certificate-key: an Ed25519 private key (PKCS#8 PEM file) that signs certification certificates; null: a key made at the first start, kept with the state. */
   certificateKey: string | null;
+  /** --lease-ms: on PostgreSQL, how long an instance's claim on due work lasts without renewal (default 30,000). */
+  leaseMs: number;
 }
 
 /** The server's settings (an alias of MockServerConfig). */

@@ -35,6 +35,13 @@ t.test('precedence: flags > env > file > defaults', async (t) => {
   );
 });
 
+t.test('lease: 30 s by default, --lease-ms > MOCK_SERVER_LEASE_MS, at least 100 ms', async (t) => {
+  t.equal(loadConfig([], {}).config.leaseMs, 30_000);
+  t.equal(loadConfig([], { MOCK_SERVER_LEASE_MS: '1000' }).config.leaseMs, 1000);
+  t.equal(loadConfig(['--lease-ms', '2000'], { MOCK_SERVER_LEASE_MS: '1000' }).config.leaseMs, 2000);
+  t.throws(() => loadConfig(['--lease-ms', '10'], {}), { userFacing: true, message: /--lease-ms: 10 is out of range 100\.\.3600000/ });
+});
+
 t.test('admin token: default none, flag > env > file, never echoed in an error', async (t) => {
   t.equal(loadConfig([], {}).config.adminToken, null, 'none by default');
   const cfg = file('token.json', JSON.stringify({ adminToken: 'from-file' }));

@@ -10,7 +10,7 @@ export type { Claim, DueHandler, Scheduler } from './scheduler.js';
 export { SWEEP_EVERY_MS } from './window.js';
 
 export interface ScheduleOptions {
-  /** A claim's lease on a shared store (tests shorten it); default 30 s, or MOCK_SERVER_LEASE_MS. */
+  /** A claim's lease on a shared store: --lease-ms (config.leaseMs); default 30 s. */
   leaseMs?: number;
   /** How often a shared store's due work is looked for without being told; default 1 s. */
   pollMs?: number;
@@ -19,8 +19,8 @@ export interface ScheduleOptions {
 /** The scheduler a store needs: shared when the store keeps due work for several instances. */
 export function createScheduler(store: Store, clock: Clock, now: (application: string) => Date, opts: ScheduleOptions & { warn?: (m: string) => void } = {}): Scheduler {
   const scheduler = store.due
-    ? new SharedScheduler({ due: store.due, clock, now, leaseMs: opts.leaseMs ?? (Number(process.env.MOCK_SERVER_LEASE_MS) || undefined), pollMs: opts.pollMs, warn: opts.warn })
-    : new LocalScheduler({ clock });
+    ? new SharedScheduler({ store, due: store.due, clock, now, leaseMs: opts.leaseMs, pollMs: opts.pollMs, warn: opts.warn })
+    : new LocalScheduler({ clock, store });
   byStore.set(store, scheduler);
   return scheduler;
 }
@@ -36,7 +36,7 @@ const fallback = new WeakMap<Store, Scheduler>();
  */
 export function sweepDue(store: Store, application: string, kind: string, now: number): boolean {
   let s = byStore.get(store) ?? fallback.get(store);
-  if (!s) fallback.set(store, (s = new LocalScheduler({ clock: { now: () => new Date(now), advance() {}, set() {}, offset: () => 0 } })));
+  if (!s) fallback.set(store, (s = new LocalScheduler({ clock: { now: () => new Date(now), advance() {}, set() {}, offset: () => 0 }, store })));
   return s.sweepDue(application, kind, now);
 }
 

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { Store, Tenant } from '../store/index.js';
 import type { Claim, DueHandler, Scheduler } from './scheduler.js';
 import { Windows, windowKey } from './window.js';
 
@@ -16,7 +17,7 @@ export class LocalScheduler implements Scheduler {
   #timer: NodeJS.Timeout | null = null;
   #unsubscribe: () => void = () => undefined;
 
-  constructor(private readonly opts: { clock: Clock; scanMs?: number }) {}
+  constructor(private readonly opts: { clock: Clock; store: Store; scanMs?: number }) {}
 
   register(kind: string, handler: DueHandler): void {
     this.#handlers.set(kind, handler);
@@ -28,6 +29,11 @@ export class LocalScheduler implements Scheduler {
 
   async round(kind: string): Promise<void> {
     await this.#handlers.get(kind)?.scan?.();
+  }
+
+  /** Nothing is leased: a plain write. */
+  record<T>(_kind: string, _claim: Claim, application: string, fn: (tenant: Tenant) => T): Promise<T> {
+    return this.opts.store.update(application, fn);
   }
 
   done(_kind: string, _claim: Claim): void {}

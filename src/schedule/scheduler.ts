@@ -1,10 +1,7 @@
-import type { DueRule } from '../store/index.js';
+import type { DueClaim, DueRule, Tenant } from '../store/index.js';
 
-/** One piece of due work this instance claimed (its record's application and key). */
-export interface Claim {
-  application: string;
-  key: string;
-}
+/** One piece of due work this instance claimed: its record's application and key, and its fencing token. */
+export type Claim = DueClaim;
 
 /** What does one kind of due work (webhook deliveries, scenario steps). */
 export interface DueHandler {
@@ -13,10 +10,12 @@ export interface DueHandler {
   /** Most claims held at once (queued or under way): what the handler can take on. */
   limit: number;
   /**
-   * Work claimed from a store shared by instances: do it, then tell done() (its outcome written
-   * through store.update, which gives the lease back), release() (not done) or drop() (not due).
+   * Work claimed from a store shared by instances: do it and write its outcome with record(), or
+   * tell done() (written otherwise), release() (not done) or drop() (not due).
    */
   run(claims: Claim[]): void | Promise<void>;
+  /** Claims whose lease this instance lost (it ran out and another instance claimed the work): stop working on them. */
+  lost?(claims: Claim[]): void;
   /** One process holds all the work (file and memory stores): look at everything that is due. */
   scan?(): void | Promise<void>;
 }
@@ -37,7 +36,13 @@ export interface Scheduler {
   poke(kind?: string): void;
   /** Looks for due work of `kind` now; resolves once what was found has been handed over. */
   round(kind: string): Promise<void>;
-  /** A claim's work is done and its outcome written (which gave its lease back). */
+  /**
+   * Writes the outcome of a claim's work: `fn` runs under the application's lock only while the
+   * claim's lease is still this instance's, and the write gives the lease back. Else nothing is
+   * written and it rejects with LeaseLostError: another instance holds the work now.
+   */
+  record<T>(kind: string, claim: Claim, application: string, fn: (tenant: Tenant) => T): Promise<T>;
+  /** A claim's work is done, its outcome written: its lease is given back (already, when record() wrote it). */
   done(kind: string, claim: Claim): void;
   /** A claim given back undone (at: its due time on its application's clock, when that is known). */
   release(kind: string, claim: Claim, at?: number): void;

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import type { DueRow, DueTable } from '../store/index.js';
+import { LeaseLostError, type DueRow, type DueTable, type Store, type Tenant } from '../store/index.js';
 import type { Claim, DueHandler, Scheduler } from './scheduler.js';
 import { SWEEP_EVERY_MS, Windows, windowKey } from './window.js';
 
 export interface SharedOptions {
+  store: Store;
   due: DueTable;
   /** The server clock: due rows are claimed at its time (plus each application's offset). */
   clock: Clock;
@@ -107,13 +108,26 @@ export class SharedScheduler implements Scheduler {
     if (claims.length === room) this.poke(kind);
   }
 
-  done(kind: string, claim: Claim): void {
-    this.#kinds.get(kind)?.held.delete(keyOf(claim));
+  async record<T>(kind: string, claim: Claim, application: string, fn: (tenant: Tenant) => T): Promise<T> {
+    try {
+      return await this.opts.store.update(application, fn, [{ kind, ...claim }]);
+    } catch (e) {
+      // Not written, so the lease was not given back with it: given back now, for the work to run again soon.
+      if (!(e instanceof LeaseLostError)) this.release(kind, claim);
+      throw e;
+    } finally {
+      this.#kinds.get(kind)?.held.delete(keyOf(claim));
+    }
   }
 
+  done(kind: string, claim: Claim): void {
+    this.release(kind, claim);
+  }
+
+  /** Changes nothing in the database when the lease is no longer this instance's (its token no longer matches); drop() neither. */
   release(kind: string, claim: Claim, at?: number): void {
     if (!this.#kinds.get(kind)?.held.delete(keyOf(claim))) return;
-    void this.opts.due.release(kind, this.owner, claim, at).catch(() => undefined);
+    void this.opts.due.release(kind, claim, at).catch(() => undefined);
   }
 
   handOff(kind: string, claim: Claim): void {
@@ -123,12 +137,12 @@ export class SharedScheduler implements Scheduler {
     // presence lapses) do not bounce it between them as fast as the database answers.
     const tell = Date.now() - this.#handedOff >= 1000;
     if (tell) this.#handedOff = Date.now();
-    void this.opts.due.release(kind, this.owner, claim).then(() => tell && this.opts.due.announce(), () => undefined);
+    void this.opts.due.release(kind, claim).then(() => tell && this.opts.due.announce(), () => undefined);
   }
 
   drop(kind: string, claim: Claim): void {
     if (!this.#kinds.get(kind)?.held.delete(keyOf(claim))) return;
-    void this.opts.due.drop(kind, this.owner, claim).catch(() => undefined);
+    void this.opts.due.drop(kind, claim).catch(() => undefined);
   }
 
   /**
@@ -172,9 +186,22 @@ export class SharedScheduler implements Scheduler {
     await this.opts.due.releaseAll(this.owner).catch(() => undefined);
   }
 
+  /** Extends the leases held; one found taken over (it ran out first) is dropped, and its handler told. */
   #renew(): void {
     for (const [kind, s] of this.#kinds) {
-      if (s.held.size > 0) void this.opts.due.renew(kind, this.owner, [...s.held.values()], this.leaseMs).catch((e: unknown) => this.#warn(`leases could not be renewed (${(e as Error).message})`));
+      if (s.held.size === 0) continue;
+      const held = [...s.held.values()];
+      this.opts.due.renew(kind, held, this.leaseMs).then(
+        (renewed) => {
+          const still = new Set(renewed.map(keyOf));
+          const lost = held.filter((c) => !still.has(keyOf(c)) && s.held.get(keyOf(c)) === c);
+          if (lost.length === 0) return;
+          for (const c of lost) s.held.delete(keyOf(c));
+          this.opts.warn?.(`the leases on ${lost.length} ${kind} claim(s) ran out and were taken over by another instance; this one stops working on them`);
+          s.handler.lost?.(lost);
+        },
+        (e: unknown) => this.#warn(`leases could not be renewed (${(e as Error).message})`),
+      );
     }
   }
 

@@ -4,7 +4,7 @@ import { createStore as createFileStore } from './file/store.js';
 import { isPostgresUrl } from './postgres/errors.js';
 import type { Store, StoreOptions } from './types.js';
 
-export { StoreError, type Store, type StoreOptions, type StoreStats, type DueTable, type DueRule, type DueTime, type DueRow, type DueClaim } from './types.js';
+export { StoreError, LeaseLostError, type Store, type StoreOptions, type StoreStats, type DueTable, type DueRule, type DueTime, type DueRow, type DueClaim, type Lease } from './types.js';
 export type { SharedJournal, SharedEntry, SharedListed, SharedDetail, SharedMessage } from './journal.js';
 export type { State, Tenant, TokenRecord, DestinationChanges, ScenarioRunRecord, CartRecord, OrderRecord, DeliveryRecord, JournalEntry, WebhookConfig, FaultRecord, ListenerRecord } from './schema.js';
 

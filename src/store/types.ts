@@ -51,8 +51,12 @@ export interface Store {
    * Only what `fn` reaches through its `tenant` argument is tracked: `tenant.orders[id].status = 'OK'`
    * is written, but mutating a record fetched earlier with tenant() is not (it would be lost by a
    * crash). Reading a key inside `fn` marks it written; iterating a whole collection marks all of it.
+   *
+   * `leases` (a store shared by instances): the claims of due work whose outcome this write records.
+   * It runs only while every one of them is still held, and gives them back in the same transaction;
+   * else `fn` does not run and it rejects with LeaseLostError (another instance took the work over).
    */
-  update<T>(application: string, fn: (tenant: Tenant) => T): Promise<T>;
+  update<T>(application: string, fn: (tenant: Tenant) => T, leases?: Lease[]): Promise<T>;
   /** Drops one tenant's state, or everything; durable when it resolves. */
   reset(application?: string): Promise<void>;
   /** Called after every reset (e.g. to cancel timers of the dropped tenant); null = all. */
@@ -114,6 +118,24 @@ export interface DueRow {
 export interface DueClaim {
   application: string;
   key: string;
+  /**
+   * The claim's fencing token, new at every claim: a lease that ran out and was claimed by another
+   * instance has another token, so that what the first one writes late is refused.
+   */
+  token: string;
+}
+
+/** A claim as a write names it (Store.update's `leases`). */
+export interface Lease extends DueClaim {
+  kind: string;
+}
+
+/** A write that records the outcome of claimed work, refused: another instance holds the work now. Nothing was written. */
+export class LeaseLostError extends Error {
+  constructor(readonly leases: Lease[]) {
+    super(`the lease on ${leases.map((l) => `${l.kind} ${l.key}`).join(', ')} was lost: another instance took the work over`);
+    this.name = 'LeaseLostError';
+  }
 }
 
 /**
@@ -126,12 +148,12 @@ export interface DueTable {
   rule(rule: DueRule): void;
   /** Claims up to `limit` rows of `kind` due at server time `now`, each the first of its chain. */
   claim(kind: string, owner: string, now: number, leaseMs: number, limit: number): Promise<DueClaim[]>;
-  /** Extends the leases `owner` still holds on these rows. */
-  renew(kind: string, owner: string, held: DueClaim[], leaseMs: number): Promise<void>;
-  /** Gives a claimed row back undone (at: its new due time, when it is known). */
-  release(kind: string, owner: string, claim: DueClaim, at?: number): Promise<void>;
-  /** Removes a claimed row whose record is due no more. */
-  drop(kind: string, owner: string, claim: DueClaim): Promise<void>;
+  /** Extends the leases still held (same token) on these rows; resolves with those, the others are lost. */
+  renew(kind: string, held: DueClaim[], leaseMs: number): Promise<DueClaim[]>;
+  /** Gives a claimed row back undone (at: its new due time, when it is known); false: the lease was lost. */
+  release(kind: string, claim: DueClaim, at?: number): Promise<boolean>;
+  /** Removes a claimed row whose record is due no more; false: the lease was lost. */
+  drop(kind: string, claim: DueClaim): Promise<boolean>;
   /** Every lease of `owner` given back (it is closing). */
   releaseAll(owner: string): Promise<void>;
   /** True for one caller per window of `everyMs` (application time) for this key, across instances. */

@@ -50,6 +50,8 @@ export type ChaosSource = (delivery: Delivery) => ChaosConfig | null;
  */
 export class ChaosSettings {
   readonly #draws = new Map<string, number>();
+  /** Scenarios give an item's deliveries their own chaos (a scenario step), over the control API's. */
+  source: ChaosSource | null = null;
 
   constructor(
     private readonly store: Store,
@@ -84,6 +86,11 @@ export class ChaosSettings {
     const apps = application === undefined ? this.#own() : this.store.tenant(application).webhook_chaos !== null ? [application] : [];
     if (application === undefined && this.store.server().webhook_chaos) await this.store.updateServer((s) => void delete s.webhook_chaos);
     await Promise.all(apps.map((a) => this.store.update(a, (t) => void (t.webhook_chaos = null))));
+  }
+
+  /** The chaos that applies to a delivery now. */
+  for(d: Delivery): ChaosConfig | null {
+    return this.source?.(d) ?? this.of(d.application);
   }
 
   of(application: string): ChaosConfig | null {

@@ -1,5 +1,5 @@
 import type { ChaosConfig } from './chaos.js';
-import type { Delivery } from './delivery.js';
+import { chainOf, compareDeliveries, type Delivery } from './delivery.js';
 
 /** Why a pending delivery has not been delivered yet, in words a tester can act on. */
 export interface DeliveryWait {
@@ -51,4 +51,18 @@ export function waitingReason(d: Delivery, ctx: WaitContext, headWait?: Delivery
   const failing = ctx.chaos && inRound <= ctx.chaos.fail_first ? ` (chaos: fail_first, it fails on purpose)` : '';
   if (when === 'now') return wait('due', `${of} starts now${failing}`, due);
   return wait('retry', `next attempt at ${due} (${of})${failing}`, due);
+}
+
+/** Deliveries with why each waits; an item's first pending delivery is its head, the others wait for it. */
+export function withWaiting(list: Delivery[], context: (d: Delivery, head: Delivery) => WaitContext): DeliveryView[] {
+  const itemKey = (d: Delivery) => `${d.application}\u0000${chainOf(d)}`;
+  const heads = new Map<string, Delivery>();
+  for (const d of list) {
+    const head = heads.get(itemKey(d));
+    if (d.state === 'pending' && (!head || compareDeliveries(d, head) < 0)) heads.set(itemKey(d), d);
+  }
+  const headWaits = new Map<string, DeliveryWait | null>();
+  const wait = (d: Delivery, head: Delivery) => waitingReason(d, context(d, head), head.id === d.id ? null : headWaits.get(head.id));
+  for (const head of heads.values()) headWaits.set(head.id, wait(head, head));
+  return list.map((d) => ({ ...d, waiting: d.state === 'pending' ? wait(d, heads.get(itemKey(d)) ?? d) : null }));
 }

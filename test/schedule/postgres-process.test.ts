@@ -11,7 +11,7 @@ const server = await startPostgres(t);
 const LEASE_MS = 1000;
 
 async function instance(t: Test, db: string, webhookUrl: string): Promise<Started> {
-  const s = await start(['--db', db, '--webhook-url', webhookUrl], { MOCK_SERVER_LEASE_MS: String(LEASE_MS) });
+  const s = await start(['--db', db, '--webhook-url', webhookUrl, '--lease-ms', String(LEASE_MS)]);
   t.teardown(() => void s.child.kill('SIGKILL'));
   return s;
 }

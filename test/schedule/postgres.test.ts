@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { systemClock } from '../../src/clock.js';
 import { createStore } from '../../src/store/index.js';
 import { deliveryDue } from '../../src/webhooks/delivery.js';
+import { LeaseLostError } from '../../src/store/index.js';
 import { bookOrder, overInjectInTurn } from '../book-order.js';
 import { startPostgres } from '../pg/server.js';
 import { buildWebhookApp, startReceiver, T0, type Answer, type Received } from '../webhooks/receiver.js';
@@ -169,22 +170,65 @@ t.test('due rows commit with their records, are claimed by one owner, go with th
   const row = [{ app: 'x', kind: 'webhook', key: 'd1', due_at: String(Date.parse(T0)), chain: 'item', rank: '2000000000007', lease_owner: null }];
   t.same(await sql('select app, kind, key, due_at, chain, rank, lease_owner from mock_due'), row, 'written with the record');
   t.same(await store.due!.claim('webhook', 'one', Date.parse(T0) - 1, 1000, 10), [], 'not due a millisecond before');
-  t.same(await store.due!.claim('webhook', 'one', Date.parse(T0), 1000, 10), [{ application: 'x', key: 'd1' }], 'claimed when due');
+  t.match(await store.due!.claim('webhook', 'one', Date.parse(T0), 1000, 10), [{ application: 'x', key: 'd1', token: /^\d+$/ }], 'claimed when due');
   t.same(await store.due!.claim('webhook', 'two', Date.parse(T0), 1000, 10), [], 'not by a second owner while leased');
   await store.update('x', (tn) => void (tn.deliveries.d2 = { ...pending, id: 'd2', order_item_version: 3, seq: 8 }));
   t.same(await store.due!.claim('webhook', 'two', Date.parse(T0), 1000, 10), [], "the item's next version waits for the one under way");
   await store.update('x', (tn) => void (tn.deliveries.d1 = { ...pending, state: 'delivered', next_attempt_at: null }));
-  t.same(await store.due!.claim('webhook', 'two', Date.parse(T0), 1000, 10), [{ application: 'x', key: 'd2' }], 'and goes once it is delivered');
+  t.match(await store.due!.claim('webhook', 'two', Date.parse(T0), 1000, 10), [{ application: 'x', key: 'd2' }], 'and goes once it is delivered');
   await store.update('x', (tn) => void delete tn.deliveries.d2);
   t.same(await sql('select key from mock_due'), [], 'gone with the deliveries');
 
   // A database of the schema before due rows: the migration makes the rows of pending records.
   await store.update('x', (tn) => void (tn.deliveries.d1 = { ...pending }));
   // (the tables of later migrations go too, so that the start runs them again)
-  await sql('drop table mock_due, mock_journal, mock_journal_detail, mock_journal_apps; drop sequence mock_journal_id; update mock_schema_version set version = 1');
+  await sql('drop table mock_due, mock_journal, mock_journal_detail, mock_journal_apps; drop sequence mock_journal_id, mock_lease; update mock_schema_version set version = 1');
   const again = await createStore(db);
   t.teardown(() => again.close());
   t.same(await sql('select app, kind, key, due_at, chain, rank, lease_owner from mock_due'), row, 'rebuilt at start');
+});
+
+t.test('a claim fences its outcome: once another instance took the lease over, the first one writes nothing; a write that reads a record keeps its lease', async (t) => {
+  const db = await server.createDatabase(`due_${++n}`);
+  const store = await createStore(db);
+  t.teardown(() => store.close());
+  store.due!.rule({ field: 'deliveries', kind: 'webhook', due: deliveryDue });
+  const due = store.due!;
+  const row = async () => {
+    const c = new pg.Client({ connectionString: db });
+    await c.connect();
+    try {
+      return (await c.query("select lease_owner, lease_token::text as token, due_at::text from mock_due where key = 'd1'")).rows[0];
+    } finally {
+      await c.end();
+    }
+  };
+  const pending = { id: 'd1', application: 'x', order_item_uuid: 'item', order_item_version: 1, seq: 1, state: 'pending', next_attempt_at: T0, attempts: [] as string[] };
+  await store.update('x', (tn) => void (tn.deliveries.d1 = { ...pending }));
+  const [first] = await due.claim('webhook', 'one', Date.parse(T0), 200, 10);
+  t.ok(first, 'claimed by one');
+  await store.update('x', (tn) => tn.deliveries.d1?.state);
+  t.match(await row(), { lease_owner: 'one', token: first!.token }, 'an update that only read the delivery (and so wrote it again) left its lease alone');
+
+  // The lease runs out unrenewed (one is frozen, say): two claims it, with a new token.
+  let second: typeof first;
+  for (const end = Date.now() + 10_000; !second && Date.now() < end; ) [second] = await due.claim('webhook', 'two', Date.parse(T0), 60_000, 10);
+  t.ok(second && second.token !== first!.token, 'claimed again by two, with a new token');
+  t.same(await due.renew('webhook', [first!], 60_000), [], "one's renewal finds its lease lost");
+  t.same(await due.renew('webhook', [second!], 60_000), [second], "two's holds");
+  t.equal(await due.release('webhook', first!), false, "one's release changes nothing");
+  t.equal(await due.drop('webhook', first!), false, "one's drop neither");
+  let ran = false;
+  const late = store.update('x', (tn) => ((ran = true), void (tn.deliveries.d1 = { ...pending, attempts: ['late'], state: 'failed' })), [{ kind: 'webhook', ...first! }]);
+  await t.rejects(late, LeaseLostError, "one's outcome is refused");
+  t.notOk(ran, 'without running');
+  t.same(store.tenant('x').deliveries.d1, pending, 'the delivery is as it was');
+  t.match(await row(), { lease_owner: 'two', token: second!.token }, "and two's lease is intact");
+
+  const retry = new Date(Date.parse(T0) + 10_000).toISOString();
+  await store.update('x', (tn) => void (tn.deliveries.d1 = { ...pending, attempts: ['500'], next_attempt_at: retry }), [{ kind: 'webhook', ...second! }]);
+  t.match(await row(), { lease_owner: null, token: null, due_at: String(Date.parse(retry)) }, "two's outcome is written, and its lease given back with it");
+  t.same(await due.claim('webhook', 'one', Date.parse(retry), 1000, 10).then((c) => c.map((x) => x.key)), ['d1'], 'the retry is anyone\'s when due');
 });
 
 t.test("applications take turns in a claim: one's backlog does not hold back another's work", async (t) => {

@@ -1,5 +1,5 @@
 import type { Op } from '../changes.js';
-import type { DueClaim, DueRow, DueRule, DueTable } from '../types.js';
+import type { DueClaim, DueRow, DueRule, DueTable, Lease } from '../types.js';
 import type { Db } from './db.js';
 import { CHANNEL } from './listen.js';
 
@@ -14,7 +14,9 @@ export const DUE_SQL = {
    * earlier one, under way or waiting, holds the rest back). Applications take turns: each one's
    * oldest row, then each one's second, and so on, so that one application's backlog does not keep
    * another's work waiting. Rows being claimed by another instance are skipped (locked); the lease
-   * is checked again on the locked row. Leases are on the database's clock.
+   * is checked again on the locked row. Leases are on the database's clock. Each claim takes a new
+   * fencing token: the statements below that act for a claim match its token, not its owner, so an
+   * instance whose lease ran out and was claimed again (it was frozen, say) changes nothing.
    */
   claim: `with ranked as (
       select d.app, d.key, d.due_at, row_number() over (partition by d.app order by d.due_at) as turn from mock_due d
@@ -28,16 +30,26 @@ export const DUE_SQL = {
       limit $3
       for update of d skip locked
     )
-    update mock_due d set lease_owner = $4, lease_until = clock_timestamp() + $5 * interval '1 millisecond'
+    update mock_due d set lease_owner = $4, lease_until = clock_timestamp() + $5 * interval '1 millisecond', lease_token = nextval('mock_lease')
     from c where d.app = c.app and d.kind = $1 and d.key = c.key
+    returning d.app, d.key, d.lease_token`,
+  /** The leases still held (their token unchanged) run on; the rows returned are those. */
+  renew: `update mock_due d set lease_until = clock_timestamp() + $2 * interval '1 millisecond'
+    from unnest($3::text[], $4::text[], $5::bigint[]) as h(app, key, token)
+    where d.kind = $1 and d.app = h.app and d.key = h.key and d.lease_token = h.token
     returning d.app, d.key`,
-  renew: `update mock_due d set lease_until = clock_timestamp() + $3 * interval '1 millisecond'
-    from unnest($4::text[], $5::text[]) as h(app, key)
-    where d.kind = $1 and d.lease_owner = $2 and d.app = h.app and d.key = h.key`,
-  release: `update mock_due set lease_owner = null, lease_until = null, due_at = coalesce($5, due_at)
-    where app = $1 and kind = $2 and key = $3 and lease_owner = $4`,
-  drop: 'delete from mock_due where app = $1 and kind = $2 and key = $3 and lease_owner = $4',
-  releaseAll: 'update mock_due set lease_owner = null, lease_until = null where lease_owner = $1',
+  release: `update mock_due set lease_owner = null, lease_until = null, lease_token = null, due_at = coalesce($5, due_at)
+    where app = $1 and kind = $2 and key = $3 and lease_token = $4`,
+  drop: 'delete from mock_due where app = $1 and kind = $2 and key = $3 and lease_token = $4',
+  /**
+   * Inside the transaction of a write that records claimed work's outcome: the leases still held
+   * are given back (and their rows locked until the commit); the rows returned are those.
+   */
+  giveBack: `update mock_due d set lease_owner = null, lease_until = null, lease_token = null
+    from unnest($2::text[], $3::text[], $4::bigint[]) as h(kind, key, token)
+    where d.app = $1 and d.kind = h.kind and d.key = h.key and d.lease_token = h.token
+    returning d.kind, d.key`,
+  releaseAll: 'update mock_due set lease_owner = null, lease_until = null, lease_token = null where lease_owner = $1',
   /** The window's row holds its start plus its length; taken when the last start is a window away (either way: clocks move back too). */
   window: `insert into mock_due (app, kind, key, due_at) values ($1, 'window', $2, $3::bigint + $4::bigint)
     on conflict (app, kind, key) do update set due_at = excluded.due_at
@@ -113,20 +125,29 @@ export class PostgresDue implements DueTable {
 
   async claim(kind: string, owner: string, now: number, leaseMs: number, limit: number): Promise<DueClaim[]> {
     const { rows } = await this.db.query(DUE_SQL.claim, [kind, Math.floor(now), limit, owner, leaseMs]);
-    return rows.map((r) => ({ application: r.app as string, key: r.key as string }));
+    return rows.map((r) => ({ application: r.app as string, key: r.key as string, token: String(r.lease_token) }));
   }
 
-  async renew(kind: string, owner: string, held: DueClaim[], leaseMs: number): Promise<void> {
-    if (held.length === 0) return;
-    await this.db.query(DUE_SQL.renew, [kind, owner, leaseMs, held.map((c) => c.application), held.map((c) => c.key)]);
+  async renew(kind: string, held: DueClaim[], leaseMs: number): Promise<DueClaim[]> {
+    if (held.length === 0) return [];
+    const { rows } = await this.db.query(DUE_SQL.renew, [kind, leaseMs, held.map((c) => c.application), held.map((c) => c.key), held.map((c) => c.token)]);
+    const renewed = new Set(rows.map((r) => `${r.app}\u0000${r.key}`));
+    return held.filter((c) => renewed.has(`${c.application}\u0000${c.key}`));
   }
 
-  async release(kind: string, owner: string, claim: DueClaim, at?: number): Promise<void> {
-    await this.db.query(DUE_SQL.release, [claim.application, kind, claim.key, owner, at === undefined ? null : Math.round(at)]);
+  async release(kind: string, claim: DueClaim, at?: number): Promise<boolean> {
+    const { rowCount } = await this.db.query(DUE_SQL.release, [claim.application, kind, claim.key, claim.token, at === undefined ? null : Math.round(at)]);
+    return rowCount === 1;
   }
 
-  async drop(kind: string, owner: string, claim: DueClaim): Promise<void> {
-    await this.db.query(DUE_SQL.drop, [claim.application, kind, claim.key, owner]);
+  async drop(kind: string, claim: DueClaim): Promise<boolean> {
+    const { rowCount } = await this.db.query(DUE_SQL.drop, [claim.application, kind, claim.key, claim.token]);
+    return rowCount === 1;
+  }
+
+  /** giveBack's parameters after $1 (the application) for `leases`. */
+  leaseParams(leases: Lease[]): unknown[] {
+    return [leases.map((l) => l.kind), leases.map((l) => l.key), leases.map((l) => l.token)];
   }
 
   async releaseAll(owner: string): Promise<void> {

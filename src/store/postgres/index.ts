@@ -31,13 +31,17 @@ export async function createPostgresStore(db: string, opts: StoreOptions = {}): 
   const warn = opts.warn ?? ((m: string) => process.emitWarning(m));
   const config = { connectionString: db, ...LIMITS };
   const pool = new pg.Pool({ ...config, max: 10 });
-  // An idle connection whose server went away emits an error; unhandled, it would end the process.
+  // A connection whose server went away (a restart ends every session with 57P01) emits an error,
+  // idle in the pool or checked out between two statements; unhandled, it would end the process. The
+  // statement under way, if any, fails on its own and answers 503; the pool drops the connection.
   let lastWarned = 0;
-  pool.on('error', (err) => {
+  const lost = (err: Error) => {
     if (Date.now() - lastWarned < 10_000) return;
     lastWarned = Date.now();
     warn(`a database connection was lost (${scrub(err.message, db)}); requests get 503 until the database answers again`);
-  });
+  };
+  pool.on('error', lost);
+  pool.on('connect', (client) => client.on('error', lost));
   let listener: Listener | null = null;
   try {
     const client = await pool.connect();

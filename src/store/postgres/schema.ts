@@ -21,8 +21,10 @@ import { StoreError } from '../types.js';
  *   application's clock (ms), so that moving its clock needs no rewrite. Rows of one `chain` (an
  *   order item's deliveries) are claimed one at a time, lowest `rank` (version, sequence) first.
  *   An instance claims a row by taking its lease (`lease_owner`, `lease_until` on the database's
- *   clock); a write of the record gives the lease back. Kind 'window' rows hold when a periodic job
- *   (the retention sweep) last ran, so that it runs on one instance per window.
+ *   clock) and a fencing token (`lease_token`, schema 4, from sequence mock_lease); every write of
+ *   the claim's outcome names the token, so that an instance whose lease ran out and was taken
+ *   over writes nothing. Kind 'window' rows hold when a periodic job (the retention sweep) last
+ *   ran, so that it runs on one instance per window.
  * - mock_journal (schema 3), mock_journal_detail, mock_journal_apps: the request journal (journal.ts).
  */
 const MIGRATIONS: string[] = [
@@ -82,6 +84,9 @@ const MIGRATIONS: string[] = [
    create table mock_journal_detail (id bigint primary key, request json not null, response json not null);
    create table mock_journal_apps (app text primary key, last bigint not null);
    create index mock_journal_apps_last on mock_journal_apps (last);`,
+  // A claim's fencing token (due.ts): a new one from mock_lease at every claim.
+  `alter table mock_due add column lease_token bigint;
+   create sequence mock_lease;`,
 ];
 
 /** The schema version this mock-server brings a database to. */

@@ -35,7 +35,8 @@ export const SQL = {
   /**
    * The same, with the write's due rows ($7 kinds, $8 keys, $9 due times, null: the row goes; $10
    * chains, $11 ranks): in the same statement, so they commit with the records. A row written
-   * again loses its lease: the instance that held it has recorded the outcome, or the work changed.
+   * again keeps its lease: a write that merely read the record (update() writes what it reads) must
+   * not free work another instance is doing; the holder gives it back with its outcome (due.ts).
    */
   writeDue: `${ROWS}, due_gone as (
       delete from mock_due m using unnest($7::text[], $8::text[], $9::bigint[]) as u(kind, key, at)
@@ -44,7 +45,7 @@ export const SQL = {
       insert into mock_due (app, kind, key, due_at, chain, rank)
       select $1, u.kind, u.key, u.at, u.chain, u.rank::numeric from unnest($7::text[], $8::text[], $9::bigint[], $10::text[], $11::text[]) as u(kind, key, at, chain, rank)
       where u.at is not null
-      on conflict (app, kind, key) do update set due_at = excluded.due_at, chain = excluded.chain, rank = excluded.rank, lease_owner = null, lease_until = null
+      on conflict (app, kind, key) do update set due_at = excluded.due_at, chain = excluded.chain, rank = excluded.rank
     )
     ${BUMP}`,
   /** Drops the tombstones up to the previous prune's mark (older caches then reload whole), and sets the next mark. */

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { track } from '../changes.js';
 import { emptyTenant, type ServerState, type Tenant } from '../schema.js';
-import type { Store, StoreStats } from '../types.js';
+import { LeaseLostError, type Lease, type Store, type StoreStats } from '../types.js';
 import { TenantCache, versionsOf } from './cache.js';
 import { Chains } from './chains.js';
 import type { Db } from './db.js';
@@ -18,6 +18,8 @@ interface Pending {
   fn: (tenant: Tenant) => unknown;
   resolve(value: unknown): void;
   reject(err: unknown): void;
+  /** Claims whose outcome it records: it runs only while they are held (see Store.update). */
+  leases?: Lease[];
 }
 
 /** Every this many writes of one application by this instance, tombstones older than the last prune go. */
@@ -128,10 +130,10 @@ export class PostgresStore implements Store {
     await Promise.all([...apps].map((app) => this.#chains.run(app, () => this.#cache.bringUp(app, live.get(app) ?? null))));
   }
 
-  update<T>(application: string, fn: (tenant: Tenant) => T): Promise<T> {
+  update<T>(application: string, fn: (tenant: Tenant) => T, leases?: Lease[]): Promise<T> {
     if (this.#closed) return Promise.reject(new Error('store is closed'));
     return new Promise<T>((resolve, reject) => {
-      const item: Pending = { fn, resolve: resolve as (v: unknown) => void, reject };
+      const item: Pending = { fn, resolve: resolve as (v: unknown) => void, reject, leases };
       this.#chains.batch(application, item, (items) => this.#write(application, items));
     });
   }
@@ -139,7 +141,8 @@ export class PostgresStore implements Store {
   /**
    * Runs queued updates of one application in one transaction (group commit): under its row lock, on
    * the cache brought up to date, each function in turn (one that throws is undone alone), then one
-   * write of everything they touched and one commit. Each resolves once that commit is done.
+   * write of everything they touched and one commit. Each resolves once that commit is done. An
+   * update with leases runs only if they are all still held; they are given back in the transaction.
    */
   async #write(app: string, items: Pending[]): Promise<void> {
     let client: pg.PoolClient;
@@ -160,7 +163,12 @@ export class PostgresStore implements Store {
       else if (this.#cache.get(app)) this.#cache.dropped(app); // its row was gone: reset by another instance
       const cached = this.#cache.get(app) ?? { tenant: emptyTenant(), version: 0, born: Number(row.born), stale: false };
       this.#cache.set(app, cached);
+      const held = await this.#giveBack(app, items, tx);
       for (const item of items) {
+        if (item.leases?.some((l) => !held.has(leaseKey(l)))) {
+          item.reject(new LeaseLostError(item.leases));
+          continue;
+        }
         const t = track(cached.tenant);
         try {
           const result = item.fn(t.proxy);
@@ -179,7 +187,9 @@ export class PostgresStore implements Store {
       const due = this.due.rowsOf(app, merged);
       if (writes.keys.length === 0 && (!created || ran.length === 0)) {
         if (created) this.#cache.delete(app);
-        await tx.sql('ROLLBACK').catch(() => undefined);
+        // Nothing written, but leases given back: that is committed.
+        if (held.size > 0) await tx.sql('COMMIT', [], 'did not take the change, so it was not acknowledged');
+        else await tx.sql('ROLLBACK').catch(() => undefined);
         for (const r of ran) r.item.resolve(r.result);
         return;
       }
@@ -277,12 +287,22 @@ export class PostgresStore implements Store {
     for (const l of this.#serverListeners) l(this.#server);
   }
 
+  /** The leases of `items` still held, given back in the write's transaction (keyed by leaseKey). */
+  async #giveBack(app: string, items: Pending[], tx: ReturnType<typeof transaction>): Promise<Set<string>> {
+    const leases = items.flatMap((i) => i.leases ?? []);
+    if (leases.length === 0) return new Set();
+    const { rows } = await tx.sql(DUE_SQL.giveBack, [app, ...this.due.leaseParams(leases)]);
+    return new Set(rows.map((r) => leaseKey(r)));
+  }
+
   #pruneDue(app: string, writes: number): boolean {
     const n = (this.#writesSincePrune.get(app) ?? 0) + writes;
     this.#writesSincePrune.set(app, n % PRUNE_EVERY);
     return n >= PRUNE_EVERY;
   }
 }
+
+const leaseKey = (l: { kind: string; key: string }) => `${l.kind}\u0000${l.key}`;
 
 /**
  * Statements on a transaction's connection. A failure answers 503 and marks the connection broken:

@@ -1,0 +1,98 @@
+// Real CLI processes on one PostgreSQL: an instance frozen (SIGSTOP, standing in for a long GC pause
+// or a frozen VM) past its lease while its attempts are in flight. The other instance claims and
+// sends them; when the first resumes, its late outcomes are discarded (the claim's fencing token no
+// longer matches), so every delivery is recorded delivered once, with one attempt. The duplicate
+// sends carry the same webhook-id, as at-least-once delivery promises.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t, { type Test } from 'tap';
+import { start, type Started } from '../cli-process.js';
+import { bookOrder, overHttp } from '../book-order.js';
+import { startPostgres } from '../pg/server.js';
+import { T0 } from '../webhooks/receiver.js';
+
+const server = await startPostgres(t);
+const LEASE_MS = 1000;
+const ITEMS = 10;
+
+async function instance(t: Test, db: string, webhookUrl: string): Promise<Started> {
+  const s = await start(['--db', db, '--webhook-url', webhookUrl, '--webhook-secret', 'whsec_pause'], { MOCK_SERVER_LEASE_MS: String(LEASE_MS) });
+  t.teardown(() => {
+    s.child.kill('SIGCONT');
+    s.child.kill('SIGKILL');
+  });
+  return s;
+}
+
+/** A receiver on 127.0.0.1 that holds the answers to the first `hold` requests until release(), and answers the rest 200 at once. */
+async function slowReceiver(t: Test, hold: number) {
+  const received: Array<{ id: string; key: string }> = [];
+  const held: http.ServerResponse[] = [];
+  const srv = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c));
+    req.on('end', () => {
+      const p = JSON.parse(body);
+      received.push({ id: String(req.headers['webhook-id']), key: `${p.order_item_uuid}@${p.order_item_version}` });
+      if (received.length <= hold) held.push(res);
+      else res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.teardown(() => {
+    srv.closeAllConnections();
+    srv.close();
+  });
+  return { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hooks`, received, release: () => held.forEach((res) => res.end('ok')) };
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
+  for (const end = Date.now() + ms; !(await check()); await new Promise((r) => setTimeout(r, 50))) {
+    if (Date.now() > end) throw new Error(`waited ${ms} ms for ${what}`);
+  }
+}
+
+const post = (s: Started, path: string, body: unknown) => fetch(`${s.origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+async function deliveries(s: Started): Promise<Array<{ id: string; state: string; attempts: unknown[] }>> {
+  return (await (await fetch(`${s.origin}/__admin/webhooks/deliveries?application=paused`)).json()).deliveries;
+}
+
+t.test(`an instance frozen past its lease with ${ITEMS} attempts in flight: each delivery is recorded once`, async (t) => {
+  const rx = await slowReceiver(t, ITEMS);
+  const db = await server.createDatabase('paused');
+  const a = await instance(t, db, rx.url);
+  t.equal((await post(a, '/__admin/clock', { set: T0 })).status, 200);
+  const items: string[] = [];
+  for (let i = 0; i < ITEMS; i++) items.push((await bookOrder(overHttp(a.url, 'paused'))).items[0]!.uuid);
+  const moved = await Promise.all(items.map((item) => post(a, `/__admin/order-items/${item}/status`, { status: 'OK' })));
+  t.same(new Set(moved.map((r) => r.status)), new Set([200]));
+  await until('a to send every webhook', () => rx.received.length === ITEMS);
+
+  a.child.kill('SIGSTOP');
+  const frozen = Date.now();
+  // The answers reach a's sockets while it is frozen: it reads them when it resumes.
+  rx.release();
+  const b = await instance(t, db, rx.url);
+  await until('b to claim and send them once the lease ran out', () => rx.received.length === 2 * ITEMS);
+  t.pass(`b sent the ${ITEMS} again ${Date.now() - frozen} ms after a froze (its start included)`);
+  await until('b to record them delivered', async () => (await deliveries(b)).filter((d) => d.state === 'delivered').length === ITEMS);
+
+  a.child.kill('SIGCONT');
+  // a's late outcomes: discarded (and logged) when fenced; recorded as second attempts when not.
+  const discarded = () => a.stdout().split('\n').filter((l) => l.includes('outcome discarded')).length;
+  await until('a to discard its late outcomes', async () => discarded() === ITEMS || (await deliveries(b)).some((d) => d.attempts.length > 1));
+  await until('a to read the same log', async () => (await deliveries(a)).filter((d) => d.state === 'delivered').length === ITEMS);
+
+  for (const s of [a, b]) {
+    const log = await deliveries(s);
+    t.equal(log.length, ITEMS);
+    t.same(log.filter((d) => d.state !== 'delivered' || d.attempts.length !== 1).map((d) => [d.id, d.state, d.attempts.length]), [], 'every delivery delivered, with one attempt recorded');
+  }
+  t.equal(discarded(), ITEMS, 'each late outcome of a was discarded and logged');
+  t.equal(a.child.exitCode, null, 'a is still running');
+  const ids = new Map<string, Set<string>>();
+  for (const r of rx.received) ids.set(r.key, (ids.get(r.key) ?? new Set()).add(r.id));
+  t.equal(ids.size, ITEMS, 'every move sent');
+  t.same([...ids.values()].filter((s) => s.size !== 1).length, 0, 'each duplicate send carries the webhook-id of the first');
+});
