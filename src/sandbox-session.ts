@@ -169,6 +169,7 @@ export class SandboxSession {
 
 /** A control API failure as one line for the CLI (nothing answering, a refused token, a 404 of another application's item). */
 export function controlProblem(origin: string, e: unknown): Error {
+  if (e instanceof SessionError) return e;
   if (e instanceof ControlApiError) {
     const b = e.body as { message?: unknown } | null;
     const why = typeof b === 'object' && b !== null && typeof b.message === 'string' ? b.message : String(e.body).slice(0, 200);

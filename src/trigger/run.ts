@@ -55,13 +55,7 @@ export async function trigger(session: SandboxSession, opts: TriggerOptions, pri
   const event = EVENTS.find((e) => e.name === opts.event);
   if (!event) throw new SessionError(`unknown event "${opts.event.slice(0, 64)}": mock-server trigger --list names them (${EVENTS.map((e) => e.name).join(', ')})`);
   const control = () => session.control;
-  const ask = async <T>(fn: () => Promise<T>) => {
-    try {
-      return await fn();
-    } catch (e) {
-      throw controlProblem(session.origin, e);
-    }
-  };
+  const ask = <T>(fn: () => Promise<T>) => controlCall(session, fn());
   // An item is looked for in every application the caller may see, unless one was named.
   await session.open(opts.item === null, opts.item === null ? undefined : null);
   const { scenarios } = await ask(() => control().scenarios());
@@ -119,10 +113,14 @@ export async function trigger(session: SandboxSession, opts: TriggerOptions, pri
   return ok;
 }
 
-async function findItem(session: SandboxSession, application: string, uuid: string): Promise<AdminOrderItem> {
-  const orders = await session.control.orders(application).catch((e: unknown) => {
+/** A control API call whose failure is one line for the CLI. */
+const controlCall = <T>(session: SandboxSession, call: Promise<T>): Promise<T> =>
+  call.catch((e: unknown) => {
     throw controlProblem(session.origin, e);
   });
+
+async function findItem(session: SandboxSession, application: string, uuid: string): Promise<AdminOrderItem> {
+  const orders = await controlCall(session, session.control.orders(application));
   const item = orders.orders.flatMap((o) => o.items).find((x) => x.uuid === uuid);
   if (!item) throw new SessionError(`order item ${uuid} is not in application ${application}`);
   return item;
@@ -140,9 +138,7 @@ async function playOut(session: SandboxSession, application: string, uuid: strin
   let shown = 0;
   let status: string = scenario.from;
   for (;;) {
-    const [item, { deliveries }, clock] = await Promise.all([findItem(session, application, uuid), control.deliveries({ order_item_uuid: uuid, application }), control.clock.now(application)]).catch((e: unknown) => {
-      throw controlProblem(session.origin, e);
-    });
+    const [item, { deliveries }, clock] = await controlCall(session, Promise.all([findItem(session, application, uuid), control.deliveries({ order_item_uuid: uuid, application }), control.clock.now(application)]));
     const run = item.scenario;
     const done = run !== null && run.name === scenario.name ? run.steps_done : 0;
     for (; shown < statusSteps.length && statusSteps[shown]!.i < done; shown++) {
@@ -164,9 +160,7 @@ async function playOut(session: SandboxSession, application: string, uuid: strin
     if (finished && !moving && !due) return true;
     if (Date.now() > deadline) throw new SessionError(`gave up after ${timeoutMs / 1000} s: the event did not play out (${pending.length} deliveries pending)`);
     if (!moving && due && due.at > now) {
-      await control.clock.advance(durationOf(due.at - now), application).catch((e: unknown) => {
-        throw controlProblem(session.origin, e);
-      });
+      await controlCall(session, control.clock.advance(durationOf(due.at - now), application));
       print(`${label('clock')}moved ${application}'s clock by ${durationOf(due.at - now)}: ${due.why}`);
     }
     await sleep(50);
