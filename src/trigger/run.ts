@@ -49,7 +49,7 @@ const failedOnPurpose = (d: WebhookDelivery) => {
  * to its end: the event's scenario is run on the item, the application's clock is moved to each of
  * its later steps and to the retries it made fail on purpose, and every delivery is waited for
  * until it is delivered, failed, or waits for a retry after the receiver's own failure. Prints
- * what it did as it goes; false when the scenario stopped early.
+ * what it did as it goes; false when the scenario stopped early or did not end in time.
  */
 export async function trigger(session: SandboxSession, opts: TriggerOptions, print: (line: string) => void): Promise<boolean> {
   const event = EVENTS.find((e) => e.name === opts.event);
@@ -158,7 +158,10 @@ async function playOut(session: SandboxSession, application: string, uuid: strin
       ...pending.filter((d) => d.next_attempt_at && (d.waiting?.reason === 'receiver_down' || failedOnPurpose(d))).map((d) => ({ at: Date.parse(d.next_attempt_at as string), why: 'a retry is due' })),
     ].sort((a, b) => a.at - b.at)[0];
     if (finished && !moving && !due) return true;
-    if (Date.now() > deadline) throw new SessionError(`gave up after ${timeoutMs / 1000} s: the event did not play out (${pending.length} deliveries pending)`);
+    if (Date.now() > deadline) {
+      print(`${label('gave up')}after ${timeoutMs / 1000} s the event had not played out (${pending.length} deliveries pending)`);
+      return false;
+    }
     if (!moving && due && due.at > now) {
       await controlCall(session, control.clock.advance(durationOf(due.at - now), application));
       print(`${label('clock')}moved ${application}'s clock by ${durationOf(due.at - now)}: ${due.why}`);
