@@ -1,11 +1,12 @@
-// Webhooks through `mock-server listen`: the same moves delivered to a receiver on 127.0.0.1 once
-// directly (the application's registered receiver) and once through a listener process (the
-// sandbox -> WebSocket -> listen -> POST to the receiver -> the answer back on the WebSocket).
+// Webhooks through `mock-server listen`: the same moves delivered to a receiver on 127.0.0.1 directly
+// (an application's registered receiver) and through a listener process (another application's:
+// the sandbox -> WebSocket -> listen -> POST to the receiver -> the answer back on the WebSocket),
+// in the same sandbox.
 // - burst: 1,000 items moved at once (10 orders of 100 items, a scenario run each, asked for
 //   together), deliveries per second until the last arrival;
 // - one by one: 200 moves, each made once the webhook of the one before arrived: the median and p99
-//   from the move (the control call's answer) to the arrival, whose difference between the two
-//   ways is the time a listener adds to a delivery.
+//   from the move (the control call) to the arrival, alternating between the two ways; the
+//   difference of the medians is the time a listener adds to a delivery.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort, httpClient, root, startProcess, stop } from './lib.js';
@@ -60,52 +61,70 @@ function listener(origin, application, target) {
   });
 }
 
-async function once(via) {
+/**
+ * One round in one sandbox with one receiver: application bench-direct has it as its registered
+ * receiver, bench-listener reaches it through a listener, so that both ways meet the same machine.
+ * The bursts go one after the other; the one-by-one moves alternate between the two.
+ */
+async function once() {
   const hook = await receiver(false, 'lean');
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const target = `http://127.0.0.1:${hook.port}/hook`;
   const { child } = await startProcess(join(root, 'dist/bin/mock-server.js'), ['--port', String(port), '--db', 'memory', '--catalog-size', '0', '--log-level', 'warn'], `${origin}/__admin/health`);
-  const application = `bench-${via}`;
-  const headers = { 'x-service-application': application, 'content-type': 'application/json' };
-  const client = httpClient(origin, headers, { connections: 50 });
-  const call = async (method, path, body) => {
-    const { status, text } = await client.request(method, path, body);
-    if (status >= 300) throw new Error(`${method} ${path}: ${status} ${text}`);
-    return text ? JSON.parse(text) : null;
-  };
+  const clients = [];
   let listen = null;
   try {
-    await call('POST', '/__admin/clock', { set: '2026-01-15T10:00:00Z' });
-    const token = await call('POST', '/api/v3/login', { client_id: 'sandbox-client', client_secret: 'sandbox-secret', grant_type: 'client_credentials' });
-    headers.authorization = `Bearer ${token.access_token}`;
-    if (via === 'direct') await call('PUT', '/__admin/webhooks/config', { application, url: target });
-    else listen = await listener(origin, application, target);
-    const wait = async (n, limitMs = 60000) => {
-      const end = Date.now() + limitMs;
-      while (hook.arrivals.size < n && Date.now() < end) await new Promise((r) => setTimeout(r, 1));
-      if (hook.arrivals.size < n) throw new Error(`${via}: ${hook.arrivals.size} of ${n} arrived`);
-    };
-
-    const burst = await book(call, BURST / 100, 100);
-    const start = now();
-    await Promise.all(burst.map((o) => call('POST', '/__admin/scenarios/instant-confirmation/run', { order_uuid: o.uuid })));
-    await wait(BURST);
-    const burstMs = Math.max(...hook.arrivals.values()) - start;
-
-    const single = (await book(call, ONE_BY_ONE, 1)).flatMap((o) => o.items);
-    const latencies = [];
-    for (const [i, uuid] of single.entries()) {
-      const before = now();
-      await call('POST', `/__admin/order-items/${uuid}/status`, { status: 'OK' });
-      await wait(BURST + i + 1);
-      latencies.push(hook.arrivals.get(`${uuid}@2`) - before);
+    const ways = {};
+    for (const via of ['direct', 'listener']) {
+      const application = `bench-${via}`;
+      const headers = { 'x-service-application': application, 'content-type': 'application/json' };
+      const client = httpClient(origin, headers, { connections: 50 });
+      clients.push(client);
+      const call = async (method, path, body) => {
+        const { status, text } = await client.request(method, path, body);
+        if (status >= 300) throw new Error(`${method} ${path}: ${status} ${text}`);
+        return text ? JSON.parse(text) : null;
+      };
+      await call('POST', '/__admin/clock', { set: '2026-01-15T10:00:00Z', application });
+      const token = await call('POST', '/api/v3/login', { client_id: 'sandbox-client', client_secret: 'sandbox-secret', grant_type: 'client_credentials' });
+      headers.authorization = `Bearer ${token.access_token}`;
+      if (via === 'direct') await call('PUT', '/__admin/webhooks/config', { application, url: target });
+      else listen = await listener(origin, application, target);
+      ways[via] = { call, burst: await book(call, BURST / 100, 100), single: (await book(call, ONE_BY_ONE, 1)).flatMap((o) => o.items) };
     }
-    const sorted = latencies.sort((a, b) => a - b);
-    return { burst_deliveries_per_s: BURST / (burstMs / 1000), one_by_one_p50_ms: sorted[Math.floor(sorted.length / 2)], one_by_one_p99_ms: sorted[Math.floor(sorted.length * 0.99)] };
+    const wait = async (keys, limitMs = 60000) => {
+      const end = Date.now() + limitMs;
+      while (keys.some((k) => !hook.arrivals.has(k)) && Date.now() < end) await new Promise((r) => setTimeout(r, 1));
+      if (keys.some((k) => !hook.arrivals.has(k))) throw new Error(`${keys.filter((k) => !hook.arrivals.has(k)).length} of ${keys.length} did not arrive`);
+    };
+    const out = { direct: {}, listener: {} };
+    for (const via of ['direct', 'listener']) {
+      const { call, burst } = ways[via];
+      const start = now();
+      await Promise.all(burst.map((o) => call('POST', '/__admin/scenarios/instant-confirmation/run', { order_uuid: o.uuid })));
+      const keys = burst.flatMap((o) => o.items.map((i) => `${i}@2`));
+      await wait(keys);
+      out[via].burst_deliveries_per_s = BURST / ((Math.max(...keys.map((k) => hook.arrivals.get(k))) - start) / 1000);
+    }
+    const latencies = { direct: [], listener: [] };
+    for (let i = 0; i < ONE_BY_ONE; i++) {
+      for (const via of ['direct', 'listener']) {
+        const uuid = ways[via].single[i];
+        const before = now();
+        await ways[via].call('POST', `/__admin/order-items/${uuid}/status`, { status: 'OK' });
+        await wait([`${uuid}@2`]);
+        latencies[via].push(hook.arrivals.get(`${uuid}@2`) - before);
+      }
+    }
+    for (const via of ['direct', 'listener']) {
+      const sorted = latencies[via].sort((a, b) => a - b);
+      Object.assign(out[via], { one_by_one_p50_ms: sorted[Math.floor(sorted.length / 2)], one_by_one_p99_ms: sorted[Math.floor(sorted.length * 0.99)] });
+    }
+    return out;
   } finally {
     if (listen) await stop(listen);
-    client.close();
+    for (const c of clients) c.close();
     await stop(child);
     hook.server.close();
   }
@@ -117,8 +136,9 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 export async function run() {
   const runs = { direct: [], listener: [] };
   for (let i = 0; i < ROUNDS; i++) {
-    runs.direct.push(await once('direct'));
-    runs.listener.push(await once('listener'));
+    const round = await once();
+    runs.direct.push(round.direct);
+    runs.listener.push(round.listener);
   }
   const summary = (rs) => Object.fromEntries(Object.keys(rs[0]).map((k) => [k, median(rs.map((r) => r[k]))]));
   const [direct, through] = [summary(runs.direct), summary(runs.listener)];

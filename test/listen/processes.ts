@@ -7,6 +7,7 @@ import type { Test } from 'tap';
 import { Webhook } from 'standardwebhooks';
 import { spawnOwned } from '../child.js';
 import { bin, run } from '../cli-process.js';
+import { until as waitFor } from '../until.js';
 
 export interface Proc {
   child: ChildProcess;
@@ -81,15 +82,7 @@ export async function receiver(t: Test, secret: string, answer: (n: number) => n
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, got };
 }
 
-/** Waits for a condition (polled), up to a generous limit. */
-export async function until<T>(what: string, fn: () => T | Promise<T>, limitMs = 30_000): Promise<NonNullable<T>> {
-  const end = Date.now() + limitMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`waited ${limitMs / 1000} s for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** test/until.ts, with room for a loaded machine. */
+export const until = <T>(what: string, check: () => T | Promise<T>) => waitFor(what, check, { ms: 30_000, every: 50 });
 
 export { run };
