@@ -47,7 +47,7 @@ export interface MockServerConfig {
   report: 'on' | 'off';
   /** --admin-token: the control API then needs Authorization: Bearer <token> (health stays open). */
   adminToken: string | null;
-  /** --shared: no built-in sandbox-client; partners log in with clients registered through POST /__admin/clients (needs adminToken). */
+  /** --shared: state only with a token bound to its application; no public test clients, partners log in with clients registered through POST /__admin/clients (needs adminToken). */
   shared: boolean;
   /** --rate-limit: with shared, partner requests per second per application (0: no limit; default 100). */
   rateLimit: number;
