@@ -1,6 +1,6 @@
 import { CHECK_FORMATS, type CheckFormat } from './webhooks/check-format.js';
 import { webhookUrlProblem } from './webhooks/url.js';
-import { ORDER_ITEM_STATUSES } from './lifecycle/order-item-status.js';
+import { ORDER_ITEM_STATUSES, parseStatuses } from './lifecycle/order-item-status.js';
 import { OVERRIDES, type Override } from './trigger/events.js';
 
 /** A mistake in flags, env or config file: the CLI prints its one-line message and exits 2. */
@@ -176,8 +176,8 @@ function listenFlags(values: Values, str: (k: string) => string | null): Partial
   const raw = str('events');
   let events: string[] | null = null;
   if (raw !== null) {
-    events = raw.split(',').map((e) => e.trim().toUpperCase()).filter(Boolean);
-    const bad = events.find((e) => !(ORDER_ITEM_STATUSES as readonly string[]).includes(e));
+    const { statuses, bad } = parseStatuses(raw);
+    events = statuses;
     if (bad !== undefined || events.length === 0) throw new ConfigError(`--events: "${(bad ?? raw).slice(0, 64)}" is not an order-item status (${ORDER_ITEM_STATUSES.join(', ')}, comma-separated)`);
   }
   return { forwardTo, events, printSecret, format: oneOf('format', str('format'), LISTEN_FORMATS, 'text') };

@@ -90,7 +90,7 @@ export class SandboxSession {
     const { application, token, clientId } = this.opts;
     this.application = application;
     if (application === null && token !== null && this.opts.adminToken === null) {
-      const clock = await this.#call(() => this.control.clock.now());
+      const clock = await this.ask(() => this.control.clock.now());
       this.application = clock.application;
     }
     if (this.application === null && clientId !== null) throw new SessionError('--client-id needs --application: the application the client is registered for');
@@ -158,7 +158,7 @@ export class SandboxSession {
   }
 
   /** A control API call whose refusal is the user's to fix (a bad token, another application's item): one line. */
-  async #call<T>(fn: () => Promise<T>): Promise<T> {
+  async ask<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (e) {

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { WebSocket } from 'ws';
 import { clip, errorResponses, errors } from '../http/errors.js';
-import { ORDER_ITEM_STATUSES } from '../lifecycle/order-item-status.js';
+import { ORDER_ITEM_STATUSES, parseStatuses } from '../lifecycle/order-item-status.js';
 import type { ListenerAnswer, ListenerConnection } from '../webhooks/listeners.js';
 
 const ListenQuery = Type.Object(
@@ -42,13 +42,12 @@ export default async function listenRoutes(app: FastifyInstance) {
       response: errorResponses({ 400: 'An unknown status in `events`, or a query that breaks its schema' }),
     },
     preValidation: async (request) => {
-      const events = request.query.events?.split(',').map((e) => e.trim().toUpperCase()).filter(Boolean);
-      const bad = events?.find((e) => !(ORDER_ITEM_STATUSES as readonly string[]).includes(e));
+      const bad = request.query.events === undefined ? undefined : parseStatuses(request.query.events).bad;
       if (bad !== undefined) throw errors.validation(`querystring "events": "${clip(bad)}" is not an order-item status (${ORDER_ITEM_STATUSES.join(', ')})`);
     },
   }, (socket: WebSocket, request) => {
     const application = request.query.application ?? null;
-    const events = request.query.events ? request.query.events.split(',').map((e) => e.trim().toUpperCase()).filter(Boolean) : null;
+    const events = request.query.events ? parseStatuses(request.query.events).statuses : null;
     const connection: ListenerConnection = {
       send: (message) => socket.send(JSON.stringify(message)),
       close: (code, reason) => socket.close(code, reason),

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdminOrderItem, ScenarioInfo, WebhookDelivery } from '../control-client.js';
-import { controlProblem, PartnerApiError, SessionError, type SandboxSession } from '../sandbox-session.js';
+import { PartnerApiError, SessionError, type SandboxSession } from '../sandbox-session.js';
 import { book } from './book.js';
 import { ACTIVITY_FOR, EVENTS, LEAD_BOOKER, type Override } from './events.js';
 
@@ -55,10 +55,9 @@ export async function trigger(session: SandboxSession, opts: TriggerOptions, pri
   const event = EVENTS.find((e) => e.name === opts.event);
   if (!event) throw new SessionError(`unknown event "${opts.event.slice(0, 64)}": mock-server trigger --list names them (${EVENTS.map((e) => e.name).join(', ')})`);
   const control = () => session.control;
-  const ask = <T>(fn: () => Promise<T>) => controlCall(session, fn());
   // An item is looked for in every application the caller may see, unless one was named.
   await session.open(opts.item === null, opts.item === null ? undefined : null);
-  const { scenarios } = await ask(() => control().scenarios());
+  const { scenarios } = await session.ask(() => control().scenarios());
   const scenario = scenarios.find((s) => s.name === event.scenario);
   if (!scenario) throw new SessionError(`event ${event.name} plays the scenario ${event.scenario}, which this sandbox has not loaded`);
   print(`${label('event')}${event.name}: ${event.says} (scenario ${scenario.name}: ${moves(scenario)})`);
@@ -67,7 +66,7 @@ export async function trigger(session: SandboxSession, opts: TriggerOptions, pri
   let application: string;
   const known = new Set<string>();
   if (opts.item !== null) {
-    const found = (await ask(() => control().orders(session.application ?? undefined))).orders.flatMap((o) => o.items.map((x) => ({ o, x }))).find(({ x }) => x.uuid === opts.item);
+    const found = (await session.ask(() => control().orders(session.application ?? undefined))).orders.flatMap((o) => o.items.map((x) => ({ o, x }))).find(({ x }) => x.uuid === opts.item);
     if (!found) throw new SessionError(`no order item ${opts.item.slice(0, 64)}${session.application ? ` in application ${session.application}` : ''}`);
     ({ x: item } = found);
     application = found.o.application;
@@ -75,7 +74,7 @@ export async function trigger(session: SandboxSession, opts: TriggerOptions, pri
       const fitting = EVENTS.filter((e) => scenarios.find((s) => s.name === e.scenario)?.from === item.status).map((e) => e.name);
       throw new SessionError(`order item ${item.uuid} is ${item.status}: event ${event.name} starts from ${scenario.from}${fitting.length ? `; from ${item.status}: ${fitting.join(', ')}` : '; no event starts from there'}`);
     }
-    for (const d of (await ask(() => control().deliveries({ order_item_uuid: item.uuid, application }))).deliveries) known.add(d.id);
+    for (const d of (await session.ask(() => control().deliveries({ order_item_uuid: item.uuid, application }))).deliveries) known.add(d.id);
     print(`${label('application')}${application} at ${session.origin}`);
     print(`${label('item')}${item.uuid} (${item.code}), ${item.status}`);
   } else {
@@ -94,7 +93,7 @@ export async function trigger(session: SandboxSession, opts: TriggerOptions, pri
     print(`${label('booked')}order ${booked.order.identifier} (${booked.order.uuid}): ${booked.quantity} × "${booked.activity.title}" on ${booked.day}, lead booker ${booked.email}`);
     print(`${label('item')}${booked.item.uuid} (${booked.item.code}), ${booked.item.status} after payment`);
     if (booked.item.status === 'PENDING' && scenario.from === 'OK') {
-      await ask(() => control().moveItem(booked.item.uuid, 'OK', application));
+      await session.ask(() => control().moveItem(booked.item.uuid, 'OK', application));
       print(`${label('move')}PENDING → OK (confirmed by hand: the event starts from OK)`);
     } else if (booked.item.status !== scenario.from) {
       throw new SessionError(`the booked item is ${booked.item.status} after payment, and event ${event.name} starts from ${scenario.from}${opts.overrides.activity ? ': choose an activity that needs confirmation' : ''}${opts.overrides.email ? ` (does a scenario attach to ${opts.overrides.email}?)` : ''}`);
@@ -102,9 +101,9 @@ export async function trigger(session: SandboxSession, opts: TriggerOptions, pri
     item = await findItem(session, application, booked.item.uuid);
   }
 
-  await ask(() => control().runScenario(scenario.name, { order_item_uuid: item.uuid }));
+  await session.ask(() => control().runScenario(scenario.name, { order_item_uuid: item.uuid }));
   const ok = await playOut(session, application, item.uuid, scenario, opts.timeoutMs ?? 60_000, print);
-  const deliveries = (await ask(() => control().deliveries({ order_item_uuid: item.uuid, application }))).deliveries.filter((d) => !known.has(d.id));
+  const deliveries = (await session.ask(() => control().deliveries({ order_item_uuid: item.uuid, application }))).deliveries.filter((d) => !known.has(d.id));
   if (deliveries.length === 0) print(`${label('deliveries')}none: application ${application} has no receiver (PUT /__admin/webhooks/config, or mock-server listen)`);
   for (const d of deliveries) {
     const state = d.state === 'pending' ? `pending: ${d.waiting?.message ?? ''}` : d.state;
@@ -113,14 +112,8 @@ export async function trigger(session: SandboxSession, opts: TriggerOptions, pri
   return ok;
 }
 
-/** A control API call whose failure is one line for the CLI. */
-const controlCall = <T>(session: SandboxSession, call: Promise<T>): Promise<T> =>
-  call.catch((e: unknown) => {
-    throw controlProblem(session.origin, e);
-  });
-
 async function findItem(session: SandboxSession, application: string, uuid: string): Promise<AdminOrderItem> {
-  const orders = await controlCall(session, session.control.orders(application));
+  const orders = await session.ask(() => session.control.orders(application));
   const item = orders.orders.flatMap((o) => o.items).find((x) => x.uuid === uuid);
   if (!item) throw new SessionError(`order item ${uuid} is not in application ${application}`);
   return item;
@@ -138,7 +131,7 @@ async function playOut(session: SandboxSession, application: string, uuid: strin
   let shown = 0;
   let status: string = scenario.from;
   for (;;) {
-    const [item, { deliveries }, clock] = await controlCall(session, Promise.all([findItem(session, application, uuid), control.deliveries({ order_item_uuid: uuid, application }), control.clock.now(application)]));
+    const [item, { deliveries }, clock] = await session.ask(() => Promise.all([findItem(session, application, uuid), control.deliveries({ order_item_uuid: uuid, application }), control.clock.now(application)]));
     const run = item.scenario;
     const done = run !== null && run.name === scenario.name ? run.steps_done : 0;
     for (; shown < statusSteps.length && statusSteps[shown]!.i < done; shown++) {
@@ -163,7 +156,7 @@ async function playOut(session: SandboxSession, application: string, uuid: strin
       return false;
     }
     if (!moving && due && due.at > now) {
-      await controlCall(session, control.clock.advance(durationOf(due.at - now), application));
+      await session.ask(() => control.clock.advance(durationOf(due.at - now), application));
       print(`${label('clock')}moved ${application}'s clock by ${durationOf(due.at - now)}: ${due.why}`);
     }
     await sleep(50);
