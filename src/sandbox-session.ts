@@ -62,9 +62,9 @@ export class SandboxSession {
     this.#token = opts.token;
   }
 
-  /** The token the control API takes: the admin token when given, else the partner's. */
-  get controlToken(): string | null {
-    return this.opts.adminToken ?? this.#token;
+  /** The token the control API takes: the admin token when given, else the partner's (logged in again when it runs out). */
+  async controlToken(): Promise<string | null> {
+    return this.opts.adminToken ?? (await this.token());
   }
 
   /** The application --application named, if any. */
@@ -78,7 +78,7 @@ export class SandboxSession {
   }
 
   get control(): ControlClient {
-    return (this.#control ??= createControlClient(`${this.origin}/__admin`, { adminToken: this.controlToken }));
+    return (this.#control ??= createControlClient(`${this.origin}/__admin`, { adminToken: this.opts.adminToken ?? this.#token }));
   }
 
   /**

@@ -23,7 +23,7 @@ const ms = (n: number) => (n < 10 ? n.toFixed(1) : String(Math.round(n)));
 export async function printSecret(session: SandboxSession): Promise<string> {
   await session.open(session.named !== null && !session.admin, null);
   const query = session.application === null ? '' : `?application=${encodeURIComponent(session.application)}`;
-  const token = await session.token();
+  const token = await session.controlToken();
   let res: Response;
   try {
     res = await fetch(`${session.origin}/__admin/listen/secret${query}`, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(30_000) });
@@ -70,7 +70,7 @@ export async function listen(session: SandboxSession, flags: ListenFlags, out: L
     if (session.application !== null) url.searchParams.set('application', session.application);
     if (flags.events) url.searchParams.set('events', flags.events.join(','));
     url.searchParams.set('forward_to', target);
-    const token = await session.token();
+    const token = await session.controlToken();
     const socket = new WebSocket(url, { headers: token ? { authorization: `Bearer ${token}` } : {}, handshakeTimeout: 10_000 });
     return new Promise((resolve) => {
       let silent: NodeJS.Timeout | null = null;

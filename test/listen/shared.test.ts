@@ -19,6 +19,10 @@ t.test("a partner's listener gets its own application's events and none of anoth
   const local = await receiver(t, SECRET);
   const listen = await listener(t, ['--forward-to', local.url, ...as(acme, 'acme-shop')]);
   t.match(listen.stderr(), "Ready: relaying application acme-shop's webhooks");
+  // The operator's listener, with the admin token: every application's that has none of its own.
+  const everything = await receiver(t, SECRET);
+  const operator = await listener(t, ['--url', origin, '--admin-token', ADMIN, '--forward-to', everything.url]);
+  t.match(operator.stderr(), "Ready: relaying every application's webhooks");
   const mine = await run(['trigger', 'confirmed', ...as(acme, 'acme-shop')]);
   t.equal(mine.code, 0, mine.stderr);
   const theirs = await run(['trigger', 'confirmed', ...as(bravo, 'bravo-shop')]);
@@ -30,6 +34,8 @@ t.test("a partner's listener gets its own application's events and none of anoth
   await until('the listener line', () => listen.stdout().includes(item));
   t.same(new Set(local.got.map((h) => h.item)), new Set([item]), "only acme-shop's item reached acme-shop's receiver");
   t.notOk(listen.stdout().includes('bravo-shop'), "the listener printed nothing of bravo-shop's");
+  await until("bravo-shop's webhook at the operator's", () => everything.got.find((h) => h.item === itemOf(theirs.stdout)));
+  t.same(everything.got.map((h) => [h.item, h.verified]), [[itemOf(theirs.stdout), true]], "the admin token's listener got bravo-shop's, signed, and not acme-shop's, which has a listener of its own");
 
   // The token decides, never a flag: acme-shop's client cannot listen to bravo-shop, nor its token act on bravo-shop's item.
   const other = await run(['listen', '--forward-to', local.url, ...as(acme, 'bravo-shop')]);
