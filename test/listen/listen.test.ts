@@ -1,10 +1,9 @@
 // `mock-server listen` with real processes: a sandbox, a listen process and receivers on 127.0.0.1.
 import t from 'tap';
 import { createControlClient } from '../../src/control-client.js';
-import { listener, receiver, run, sandbox, until } from './processes.js';
+import { itemOf, listener, receiver, run, sandbox, until } from './processes.js';
 
 const SECRET = 'listen-secret';
-const itemOf = (stdout: string) => /^item +([0-9a-f-]{36})/m.exec(stdout)?.[1] ?? '';
 
 t.test('a trigger reaches the local receiver through the listener, signed, and the registered receiver too', async (t) => {
   const direct = await receiver(t, SECRET);

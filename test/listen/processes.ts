@@ -1,4 +1,4 @@
-// Real processes for the listen tests: a sandbox, `mock-server listen`, and a receiver on 127.0.0.1.
+// Real processes for the listen and trigger tests: a sandbox, `mock-server listen`, and a receiver on 127.0.0.1.
 // Every process started here dies with the test (child.ts), and is killed by the test's teardown.
 import type { ChildProcess } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Test } from 'tap';
 import { Webhook } from 'standardwebhooks';
 import { spawnOwned } from '../child.js';
-import { bin, run } from '../cli-process.js';
+import { bin, run, start, type Started } from '../cli-process.js';
 import { until as waitFor } from '../until.js';
 
 export interface Proc {
@@ -40,12 +40,18 @@ export function spawnCli(t: Test, args: string[], ready: RegExp): Promise<Proc> 
   });
 }
 
-/** A sandbox on a free port, state in memory; its origin. */
-export async function sandbox(t: Test, args: string[] = []): Promise<Proc & { origin: string }> {
-  const p = await spawnCli(t, ['--port', '0', '--db', 'memory', '--catalog-size', '5', '--log-level', 'warn', ...args], /API\s+http:\/\/127\.0\.0\.1:[1-9]\d*\/api\/v3/);
-  const origin = /API\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(p.stdout())![1] as string;
-  return { ...p, origin };
+/** A sandbox (test/cli-process.ts start: a free port, state in memory), killed by the test's teardown. */
+export async function sandbox(t: Test, args: string[] = []): Promise<Started> {
+  const s = await start(args);
+  t.teardown(async () => {
+    s.child.kill('SIGKILL');
+    await s.exited;
+  });
+  return s;
 }
+
+/** The item a trigger printed (`item  UUID (CODE), STATUS`). */
+export const itemOf = (stdout: string) => /^item +([0-9a-f-]{36})/m.exec(stdout)?.[1] ?? '';
 
 /** `mock-server listen`, resolved once it is connected ("Ready"). */
 export const listener = (t: Test, args: string[]) => spawnCli(t, ['listen', ...args], /^Ready: /m);

@@ -1,11 +1,10 @@
 // A shared sandbox (--shared): a partner's listener and trigger act on its own application only, whatever the flags say.
 import t from 'tap';
 import { createControlClient } from '../../src/control-client.js';
-import { listener, receiver, run, sandbox, until } from './processes.js';
+import { itemOf, listener, receiver, run, sandbox, until } from './processes.js';
 
 const ADMIN = 'admin-token-for-listen';
 const SECRET = 'shared-secret';
-const itemOf = (stdout: string) => /^item +([0-9a-f-]{36})/m.exec(stdout)?.[1] ?? '';
 
 t.test("a partner's listener gets its own application's events and none of another's", async (t) => {
   const { origin } = await sandbox(t, ['--shared', '--admin-token', ADMIN, '--webhook-secret', SECRET]);

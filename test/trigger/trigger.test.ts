@@ -1,51 +1,16 @@
 // `mock-server trigger` as a real process against a real sandbox process, with a receiver on 127.0.0.1.
-import t, { type Test } from 'tap';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import t from 'tap';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Webhook } from 'standardwebhooks';
 import { builtinScenariosDir } from '../../src/paths.js';
 import { loadScenarios } from '../../src/scenarios/index.js';
 import { EVENTS } from '../../src/trigger/events.js';
-import { run, start } from '../cli-process.js';
+import { itemOf, receiver, run, sandbox } from '../listen/processes.js';
 
 const SECRET = 'trigger-secret';
 
-/** A receiver that verifies each webhook's Standard Webhooks signature and keeps what it got. */
-async function receiver(t: Test) {
-  const got: Array<{ status: string; item: string; id: string; verified: boolean }> = [];
-  const verifier = new Webhook(`whsec_${Buffer.from(SECRET).toString('base64')}`);
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c)).on('end', () => {
-      let verified = true;
-      try {
-        verifier.verify(raw, req.headers as IncomingHttpHeaders & Record<string, string>);
-      } catch {
-        verified = false;
-      }
-      const body = JSON.parse(raw);
-      got.push({ status: body.order_item_status, item: body.order_item_uuid, id: String(req.headers['webhook-id']), verified });
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => new Promise<void>((r) => server.close(() => r())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, got };
-}
-
-async function sandbox(t: Test, args: string[]) {
-  const s = await start(args);
-  t.teardown(async () => {
-    s.child.kill('SIGKILL');
-    await s.exited;
-  });
-  return s;
-}
-
-const itemOf = (stdout: string) => /^item +([0-9a-f-]{36})/m.exec(stdout)?.[1] ?? '';
-
 // One sandbox for the file (a start is slow on a loaded machine), its webhooks to a receiver here.
-const hooks = await receiver(t);
+const hooks = await receiver(t, SECRET);
 const { origin } = await sandbox(t, ['--webhook-url', hooks.url, '--webhook-secret', SECRET]);
 
 t.test('every event of --list runs to its end, and the receiver gets its signed webhooks in order', async (t) => {
