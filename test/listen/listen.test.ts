@@ -1,5 +1,6 @@
 // `mock-server listen` with real processes: a sandbox, a listen process and receivers on 127.0.0.1.
 import t from 'tap';
+import WebSocket from 'ws';
 import { createControlClient } from '../../src/control-client.js';
 import { itemOf, listener, receiver, run, sandbox, until } from './processes.js';
 
@@ -119,4 +120,16 @@ t.test('--events, --print-secret, and mistakes', async (t) => {
     t.match(r.stderr, /^mock-server: [^\n]+\n$/, `one line: ${r.stderr}`);
     t.match(r.stderr.slice('mock-server: '.length), message);
   }
+  // The sandbox checks the statuses itself too, for a listener that is not this CLI.
+  const refused = await new Promise<{ status: number | undefined; body: string }>((resolve, reject) => {
+    const socket = new WebSocket(`${origin.replace(/^http/, 'ws')}/__admin/listen?events=OK,DONE`);
+    socket.on('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c)).on('end', () => resolve({ status: res.statusCode, body }));
+    });
+    socket.on('open', () => reject(new Error('the sandbox took a listener for status DONE')));
+    socket.on('error', () => undefined);
+  });
+  t.equal(refused.status, 400);
+  t.match(JSON.parse(refused.body), { code: String, message: /querystring "events": "DONE" is not an order-item status/ });
 });
