@@ -126,7 +126,7 @@ export const OPTIONS: readonly Option[] = [
   { key: 'allowPrivateReceivers', flag: 'allow-private-receivers', arg: '', env: ['MOCK_SERVER_ALLOW_PRIVATE_RECEIVERS'], kind: 'bool', help: 'with --shared: receivers partners set may be loopback or private addresses (a private deployment)' },
   { key: 'upstream', flag: 'upstream', arg: 'URL', env: ['MOCK_SERVER_UPSTREAM'], kind: 'string', nullable: true, help: 'proxy and drift: the real service\'s API base URL, e.g. https://sandbox.example.com/api/v3' },
   { key: 'record', flag: 'record', arg: 'DIR', env: ['MOCK_SERVER_RECORD'], kind: 'string', nullable: true, help: 'proxy: record the catalog the upstream answers as fixture files in DIR (serve them with --fixtures DIR)' },
-  { key: 'certificateKey', flag: 'certificate-key', arg: 'FILE', env: ['MOCK_SERVER_CERTIFICATE_KEY'], kind: 'string', nullable: true, defaultText: 'a key made at the first start, kept with the state', help: 'Ed25519 private key (PKCS#8 PEM) that signs certification certificates' },
+  { key: 'certificateKey', flag: 'certificate-key', arg: 'FILE', env: ['MOCK_SERVER_CERTIFICATE_KEY'], kind: 'string', nullable: true, defaultText: 'a key made when first needed, kept with the state', help: 'Ed25519 private key (PKCS#8 PEM) that signs certification certificates' },
   { key: 'rateLimit', flag: 'rate-limit', arg: 'N', env: ['MOCK_SERVER_RATE_LIMIT'], kind: 'int', min: 0, max: 1_000_000, help: 'with --shared: partner requests per second per application (and per address without a token), past it 429 (0 = no limit)' },
   { key: 'leaseMs', flag: 'lease-ms', arg: 'MS', env: ['MOCK_SERVER_LEASE_MS'], kind: 'int', min: 100, max: 3_600_000, help: 'on PostgreSQL: how long an instance\'s claim on due work (a webhook attempt, a scenario step) lasts without renewal; the work of an instance that died or froze moves to another after it' },
 ];
@@ -288,6 +288,8 @@ export function nearest(name: string, known: readonly string[]): string[] {
   let best = Infinity;
   let found: string[] = [];
   for (const k of names) {
+    // Never fewer edits than the lengths differ by: a client's 100 KB field name costs nothing.
+    if (Math.abs(n.length - k.length) > limit) continue;
     const dist = editDistance(n, k.toLowerCase());
     if (dist > limit || dist > best) continue;
     if (dist < best) found = [];

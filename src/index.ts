@@ -59,7 +59,7 @@ export interface MockServerConfig {
   upstream: string | null;
   /** --record: with upstream, a directory the upstream's catalog answers are recorded into as fixture files, or null. */
   record: string | null;
-  /** --certificate-key: an Ed25519 private key (PKCS#8 PEM file) that signs certification certificates; null: a key made at the first start, kept with the state. */
+  /** --certificate-key: an Ed25519 private key (PKCS#8 PEM file) that signs certification certificates; null: a key made when first needed, kept with the state. */
   certificateKey: string | null;
   /** --lease-ms: on PostgreSQL, how long an instance's claim on due work lasts without renewal (default 30,000). */
   leaseMs: number;

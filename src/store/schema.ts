@@ -168,7 +168,7 @@ export interface ServerState {
   faults_rev?: number;
   /** A listener of every application (the admin token's, or on an open control API). */
   listener?: ListenerRecord | null;
-  /** The Ed25519 key certificates are signed with (src/certification/signing.ts), made at the first start. */
+  /** The Ed25519 key certificates are signed with (src/certification/signing.ts), made when first needed. */
   certificate_key?: { pkcs8: string };
 }
 
