@@ -6,6 +6,7 @@ import * as catalog from './catalog.js';
 import * as store from './store.js';
 import * as booking from './booking.js';
 import * as webhooks from './webhooks.js';
+import * as listen from './listen.js';
 import * as mixed from './mixed.js';
 import * as tenants from './tenants.js';
 import * as size from './size.js';
@@ -15,7 +16,7 @@ import * as postgres from './postgres.js';
 import * as auth from './auth.js';
 
 const duration = Number(process.env.BENCH_DURATION ?? 10);
-const all = { catalog, store, booking, webhooks, mixed, faults, tenants, size, proxy, postgres, auth };
+const all = { catalog, store, booking, webhooks, listen, mixed, faults, tenants, size, proxy, postgres, auth };
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !(w in all));
 if (unknown.length) throw new Error(`unknown bench section ${unknown.join(', ')}; sections: ${Object.keys(all).join(', ')}`);

@@ -21,6 +21,16 @@ function fail(err: unknown): never {
   process.exit(1);
 }
 
+/** Where the sandbox is and who asks, for listen and trigger. */
+function sessionOptions(invocation: ReturnType<typeof loadConfig>) {
+  const { config } = invocation;
+  const flags = invocation.command === 'listen' ? invocation.listen : invocation.trigger;
+  return {
+    origin: invocation.url ?? 'http://127.0.0.1:8080', basePath: config.basePath, headerPrefix: config.headerPrefix, adminToken: config.adminToken,
+    application: flags.application, token: flags.token, clientId: flags.clientId, clientSecret: flags.clientSecret,
+  };
+}
+
 async function main(): Promise<void> {
   const invocation = loadConfig(process.argv.slice(2), process.env);
   switch (invocation.command) {
@@ -69,6 +79,34 @@ async function main(): Promise<void> {
       const result = await runDrift(invocation.config, invocation.url, invocation.drift);
       console.log(formatDrift(result, invocation.drift.format));
       process.exit(result.differences.length ? 1 : 0);
+    }
+    // falls through: process.exit never returns
+    case 'listen': {
+      const [{ SandboxSession }, { listen, printSecret }] = await Promise.all([import('../src/sandbox-session.js'), import('../src/listen/cli.js')]);
+      const session = new SandboxSession({ ...sessionOptions(invocation), fallback: null });
+      if (invocation.listen.printSecret) {
+        console.log(await printSecret(session));
+        return;
+      }
+      // Ctrl-C (or SIGTERM) ends the listener: the sandbox is told, and stops keeping deliveries for it.
+      const stop = new AbortController();
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+      process.exit(await listen(session, invocation.listen, { event: (l) => console.log(l), status: (l) => console.error(l) }, stop.signal));
+    }
+    // falls through: process.exit never returns
+    case 'trigger': {
+      const [{ SandboxSession }, { trigger, listEvents }] = await Promise.all([import('../src/sandbox-session.js'), import('../src/trigger/run.js')]);
+      const flags = invocation.trigger;
+      if (flags.list) {
+        // The built-in scenarios (and --scenarios) name the moves: no sandbox needed.
+        const { loadScenarios } = await import('../src/scenarios/index.js');
+        const { builtinScenariosDir } = await import('../src/paths.js');
+        console.log(listEvents([...loadScenarios(builtinScenariosDir, invocation.config.scenarios).values()]).join('\n'));
+        return;
+      }
+      const session = new SandboxSession({ ...sessionOptions(invocation), fallback: 'mock-server-trigger' });
+      const ok = await trigger(session, { event: flags.event as string, item: flags.item, overrides: flags.overrides }, (line) => console.log(line));
+      process.exit(ok ? 0 : 1);
     }
     // falls through: process.exit never returns
     case 'certify': {

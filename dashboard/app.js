@@ -328,6 +328,7 @@ function Webhooks({ data, application, act }) {
     <ul class="receivers">
       <li>default: ${r?.default ? html`<code>${r.default.url}</code> ${receiverNote(r.default)}` : html`<span class="muted">none</span>`}</li>
       ${Object.entries(r?.applications ?? {}).map(([a, t]) => html`<li data-receiver=${a}>${a}: <code>${t.url}</code> ${receiverNote(t)} <button onClick=${() => clear(a)}>Clear</button></li>`)}
+      ${(r?.listeners ?? []).map((l) => html`<li data-listener=${l.application ?? '*'}>${l.application ?? 'every application'}: listener (mock-server listen)${l.forward_to ? html` to <code>${l.forward_to}</code>` : ''}${l.events ? ` (${l.events.join(', ')})` : ''} · <span class=${`badge ${l.connected ? 'delivered' : 'pending'}`}>${l.connected ? 'connected' : 'away: deliveries wait'}</span></li>`)}
     </ul>
     <form class="receiver" onSubmit=${setReceiver}>
       ${field('application', 'Application', { placeholder: application || 'application', size: 14 })}
@@ -341,7 +342,7 @@ function Webhooks({ data, application, act }) {
     <table class="deliveries">
       <thead><tr><th>delivery</th><th>item status</th><th>state</th><th>attempts</th><th></th></tr></thead>
       <tbody>${[...data.deliveries].reverse().map((d) => html`<tr data-delivery=${d.id} class=${open === d.id ? 'row open' : 'row'} aria-expanded=${open === d.id} onClick=${() => setOpen(open === d.id ? null : d.id)}>
-        <td><div>${d.id}</div><div class="muted small">${d.application} · item ${d.order_item_uuid} v${d.order_item_version}</div></td>
+        <td><div>${d.id}${d.target === 'listener' ? html` <span class="badge chaos">listener</span>` : ''}</div><div class="muted small">${d.application} · item ${d.order_item_uuid} v${d.order_item_version}</div></td>
         <td><span class=${`badge st-${d.payload.order_item_status}`}>${d.payload.order_item_status}</span></td>
         <td><span class=${`badge ${d.state}`}>${d.state}</span>${d.waiting ? html`<div class=${`small wait ${d.waiting.reason}`}>${d.waiting.message}</div>` : ''}</td>
         <td><ol class="attempts">${d.attempts.map((a, i) => html`<li class=${i < d.round_start ? 'old' : ''}>

@@ -1,5 +1,7 @@
 import { CHECK_FORMATS, type CheckFormat } from './webhooks/check-format.js';
 import { webhookUrlProblem } from './webhooks/url.js';
+import { ORDER_ITEM_STATUSES, parseStatuses } from './lifecycle/order-item-status.js';
+import { OVERRIDES, type Override } from './trigger/events.js';
 
 /** A mistake in flags, env or config file: the CLI prints its one-line message and exits 2. */
 export class ConfigError extends Error {
@@ -10,7 +12,7 @@ export class ConfigError extends Error {
   }
 }
 
-export type Command = 'serve' | 'help' | 'version' | 'replay' | 'webhooks-check' | 'report' | 'proxy' | 'drift' | 'certify' | 'certify-verify';
+export type Command = 'serve' | 'help' | 'version' | 'replay' | 'webhooks-check' | 'report' | 'proxy' | 'drift' | 'certify' | 'certify-verify' | 'listen' | 'trigger';
 
 export interface CheckFlags {
   secret: string | null;
@@ -52,7 +54,36 @@ export interface CertifyFlags {
   jwks: string | null;
 }
 
-type Values = Record<string, string | boolean | undefined>;
+
+/** A partner's credentials, as listen and trigger take them (none: the built-in sandbox client). */
+export interface PartnerFlags {
+  application: string | null;
+  clientId: string | null;
+  clientSecret: string | null;
+  token: string | null;
+}
+
+export const LISTEN_FORMATS = ['text', 'json'] as const;
+
+export interface ListenFlags extends PartnerFlags {
+  /** The local receiver; null with --print-secret. */
+  forwardTo: string | null;
+  /** Only these statuses (upper case); null: all. */
+  events: string[] | null;
+  format: (typeof LISTEN_FORMATS)[number];
+  printSecret: boolean;
+}
+
+export interface TriggerFlags extends PartnerFlags {
+  /** null with --list. */
+  event: string | null;
+  list: boolean;
+  item: string | null;
+  overrides: Partial<Record<Override, string>>;
+}
+
+type Values = Record<string, string | boolean | string[] | undefined>;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const oneOf = <T extends string>(flag: string, value: string | null, allowed: readonly T[], fallback: T): T => {
   if (value === null) return fallback;
@@ -60,12 +91,14 @@ const oneOf = <T extends string>(flag: string, value: string | null, allowed: re
   return value as T;
 };
 
-/** The flags of `webhooks check`, `report`, `drift` and `certify`, each refused with any other command. */
-export function commandFlags(command: Command, url: string | null, values: Values): { check: CheckFlags; report: ReportFlags; drift: DriftFlags; certify: CertifyFlags } {
+/** The flags of `webhooks check`, `report`, `drift`, `certify`, `listen` and `trigger`, each refused with any other command. */
+export function commandFlags(command: Command, url: string | null, values: Values, args: string[] = []): { check: CheckFlags; report: ReportFlags; drift: DriftFlags; certify: CertifyFlags; listen: ListenFlags; trigger: TriggerFlags } {
   const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : null);
+  const partner: Command[] = ['listen', 'trigger'];
   const owners: Record<string, Command[]> = {
-    secret: ['webhooks-check'], basic: ['webhooks-check'], format: ['webhooks-check', 'report', 'drift', 'certify'], application: ['report', 'drift', 'certify'], 'fail-on': ['report'], 'allow-writes': ['drift'],
-    timeout: ['certify'], out: ['certify'], token: ['certify'], jwks: ['certify-verify'],
+    secret: ['webhooks-check'], basic: ['webhooks-check'], format: ['webhooks-check', 'report', 'drift', 'certify', 'listen'], application: ['report', 'drift', 'certify', ...partner], 'fail-on': ['report'], 'allow-writes': ['drift'],
+    timeout: ['certify'], out: ['certify'], token: ['certify', ...partner], jwks: ['certify-verify'],
+    'forward-to': ['listen'], events: ['listen'], 'print-secret': ['listen'], 'client-id': partner, 'client-secret': partner, item: ['trigger'], override: ['trigger'], list: ['trigger'],
   };
   for (const [flag, commands] of Object.entries(owners)) {
     if (values[flag] !== undefined && !commands.includes(command)) {
@@ -108,5 +141,62 @@ export function commandFlags(command: Command, url: string | null, values: Value
     if (timeout !== null && !/^\d+$/.test(timeout)) throw new ConfigError(`--timeout: "${timeout.slice(0, 20)}" must be whole seconds`);
     Object.assign(certify, { application, format: oneOf('format', str('format'), CERTIFY_FORMATS, 'text'), timeoutMs: timeout === null ? null : Number(timeout) * 1000, out: str('out'), token: str('token'), jwks: str('jwks') });
   }
-  return { check, report, drift, certify };
+  const credentials = partnerFlags(command, str);
+  const listen: ListenFlags = { ...credentials, forwardTo: null, events: null, format: 'text', printSecret: false };
+  const trigger: TriggerFlags = { ...credentials, event: null, list: false, item: null, overrides: {} };
+  if (command === 'listen' || command === 'trigger') {
+    if (url !== null && !/^https?:\/\/[^/]/.test(url)) throw new ConfigError(`--url: "${url.slice(0, 100)}" must be the sandbox's http(s) origin, e.g. http://127.0.0.1:8080`);
+  }
+  if (command === 'listen') Object.assign(listen, listenFlags(values, str));
+  if (command === 'trigger') Object.assign(trigger, triggerFlags(values, str, args));
+  return { check, report, drift, certify, listen, trigger };
+}
+
+function partnerFlags(command: Command, str: (k: string) => string | null): PartnerFlags {
+  const flags: PartnerFlags = { application: str('application'), clientId: str('client-id'), clientSecret: str('client-secret'), token: str('token') };
+  if (command !== 'listen' && command !== 'trigger') return flags;
+  for (const [k, v] of Object.entries({ application: flags.application, 'client-id': flags.clientId, 'client-secret': flags.clientSecret, token: flags.token })) {
+    if (v === '') throw new ConfigError(`--${k}: must not be empty`);
+  }
+  if ((flags.clientId === null) !== (flags.clientSecret === null)) throw new ConfigError('--client-id and --client-secret go together: the client a partner was registered with');
+  if (flags.token !== null && flags.clientId !== null) throw new ConfigError('--token or --client-id/--client-secret: one of them, not both');
+  return flags;
+}
+
+/** `--forward-to localhost:3000/hooks` is read as http://localhost:3000/hooks, as a partner types it. */
+function listenFlags(values: Values, str: (k: string) => string | null): Partial<ListenFlags> {
+  const printSecret = values['print-secret'] === true;
+  let forwardTo = str('forward-to');
+  if (forwardTo === null && !printSecret) throw new ConfigError('listen needs --forward-to URL: your local receiver, e.g. http://localhost:3000/hooks');
+  if (forwardTo !== null) {
+    if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(forwardTo)) forwardTo = `http://${forwardTo}`;
+    const problem = webhookUrlProblem(forwardTo);
+    if (problem) throw new ConfigError(`--forward-to: ${problem}`);
+  }
+  const raw = str('events');
+  let events: string[] | null = null;
+  if (raw !== null) {
+    const { statuses, bad } = parseStatuses(raw);
+    events = statuses;
+    if (bad !== undefined || events.length === 0) throw new ConfigError(`--events: "${(bad ?? raw).slice(0, 64)}" is not an order-item status (${ORDER_ITEM_STATUSES.join(', ')}, comma-separated)`);
+  }
+  return { forwardTo, events, printSecret, format: oneOf('format', str('format'), LISTEN_FORMATS, 'text') };
+}
+
+function triggerFlags(values: Values, str: (k: string) => string | null, args: string[]): Partial<TriggerFlags> {
+  const list = values.list === true;
+  if (list && args.length > 0) throw new ConfigError('trigger --list takes no event');
+  if (!list && args.length !== 1) throw new ConfigError(args.length === 0 ? 'trigger needs an EVENT (mock-server trigger --list names them)' : 'trigger takes one EVENT');
+  const item = str('item');
+  if (item !== null && !UUID.test(item)) throw new ConfigError(`--item: "${item.slice(0, 64)}" is not an order item's uuid`);
+  const overrides: Partial<Record<Override, string>> = {};
+  for (const pair of (values.override as string[] | undefined) ?? []) {
+    const [, key, value] = /^([^=]*)=(.*)$/.exec(pair) ?? [];
+    if (key === undefined || !(OVERRIDES as readonly string[]).includes(key)) throw new ConfigError(`--override: "${pair.slice(0, 64)}" must be k=v with k one of ${OVERRIDES.join(', ')}`);
+    const problem = key === 'activity' ? (UUID.test(value!) ? null : "an activity's uuid") : key === 'quantity' ? (/^\d+$/.test(value!) && Number(value) >= 1 && Number(value) <= 20 ? null : 'a whole number from 1 to 20') : /^[^@\s]+@[^@\s]+$/.test(value!) ? null : 'an e-mail address';
+    if (problem) throw new ConfigError(`--override ${key}: "${value!.slice(0, 64)}" is not ${problem}`);
+    overrides[key as Override] = value!;
+  }
+  if (item !== null && Object.keys(overrides).length > 0) throw new ConfigError('--override sets the booking trigger makes; with --item there is none');
+  return { list, event: list ? null : (args[0] as string), item, overrides };
 }

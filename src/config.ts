@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isIPv4, isIPv6 } from 'node:net';
 import { parseArgs } from 'node:util';
-import { commandFlags, ConfigError, type CertifyFlags, type CheckFlags, type Command, type DriftFlags, type ReportFlags } from './cli-flags.js';
+import { commandFlags, ConfigError, type CertifyFlags, type CheckFlags, type Command, type DriftFlags, type ListenFlags, type ReportFlags, type TriggerFlags } from './cli-flags.js';
 import { builtinScenariosDir } from './paths.js';
 import { webhookUrlProblem } from './webhooks/url.js';
 
@@ -249,11 +249,13 @@ export interface Invocation {
   args: string[];
   /** replay --url: a running server to play against (else one is started in-process); webhooks check --url: the receiver. */
   url: string | null;
-  /** The flags of `webhooks check`, `report` and `drift`. */
+  /** The flags of `webhooks check`, `report`, `drift`, `listen` and `trigger`. */
   check: CheckFlags;
   report: ReportFlags;
   drift: DriftFlags;
   certify: CertifyFlags;
+  listen: ListenFlags;
+  trigger: TriggerFlags;
   config: Config;
 }
 
@@ -310,10 +312,12 @@ function argumentProblem(e: Error & { code?: string }, flags: string[]): string 
 
 /** Flags win over env, env over the config file, the file over the defaults. */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
-  const options: Record<string, { type: 'string' | 'boolean' }> = {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {
     config: { type: 'string' }, help: { type: 'boolean' }, version: { type: 'boolean' }, url: { type: 'string' },
     secret: { type: 'string' }, basic: { type: 'string' }, format: { type: 'string' }, application: { type: 'string' }, 'fail-on': { type: 'string' },
     builtin: { type: 'boolean' }, 'allow-writes': { type: 'boolean' }, timeout: { type: 'string' }, out: { type: 'string' }, token: { type: 'string' }, jwks: { type: 'string' },
+    'forward-to': { type: 'string' }, 'client-id': { type: 'string' }, 'client-secret': { type: 'string' }, events: { type: 'string' },
+    'print-secret': { type: 'boolean' }, item: { type: 'string' }, override: { type: 'string', multiple: true }, list: { type: 'boolean' },
   };
   for (const o of OPTIONS) options[o.flag] = { type: o.kind === 'bool' ? 'boolean' : 'string' };
   let parsed: ReturnType<typeof parseArgs>;
@@ -322,13 +326,14 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
   } catch (e) {
     throw new ConfigError(argumentProblem(e as Error & { code?: string }, Object.keys(options)));
   }
-  const values = parsed.values as Record<string, string | boolean | undefined>;
+  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
   const [first, ...rest] = parsed.positionals;
   let command: Invocation['command'] = 'serve';
   if (first === 'replay') command = 'replay';
   else if (first === 'webhooks' && rest[0] === 'check' && rest.length === 1) command = 'webhooks-check';
   else if (first === 'report' && rest.length === 0) command = 'report';
-  else if ((first === 'proxy' || first === 'drift') && rest.length === 0) command = first;
+  else if ((first === 'proxy' || first === 'drift' || first === 'listen') && rest.length === 0) command = first;
+  else if (first === 'trigger') command = 'trigger';
   else if (first === 'certify' && rest.length === 0) command = 'certify';
   else if (first === 'certify' && rest[0] === 'verify' && rest.length === 2) command = 'certify-verify';
   else if (first === 'certify') throw new ConfigError('certify takes --application APP, or one subcommand: mock-server certify verify FILE');
@@ -362,12 +367,12 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Invocation {
     if (v !== undefined) set(o, v, `--${o.flag}`);
   }
   const url = typeof values.url === 'string' ? values.url : null;
-  if (url !== null && !['replay', 'webhooks-check', 'report', 'drift', 'certify', 'certify-verify'].includes(command)) throw new ConfigError('--url goes with the replay, webhooks check, report, drift and certify commands');
+  if (url !== null && !['replay', 'webhooks-check', 'report', 'drift', 'certify', 'certify-verify', 'listen', 'trigger'].includes(command)) throw new ConfigError('--url goes with the replay, webhooks check, report, drift, certify, listen and trigger commands');
   if (values.builtin && command !== 'replay') throw new ConfigError('--builtin goes with the replay command');
   const files = command === 'certify-verify' ? rest.slice(1) : command !== 'replay' ? [] : values.builtin ? builtinReplays(rest) : rest;
   if (command === 'replay' && files.length === 0) throw new ConfigError('replay needs at least one file (or --builtin for the shipped ones)');
   const checked = Object.freeze(upstreamRules(command, check(config)));
-  return { command, args: files, url, ...commandFlags(command, url, values), config: checked };
+  return { command, args: files, url, ...commandFlags(command, url, values, command === 'trigger' ? rest : []), config: checked };
 }
 
 /** --upstream is what proxy and drift need, and only they take it (from any source); --record is the proxy's. */
@@ -414,6 +419,12 @@ export function usage(): string {
     '                                                 run the certification suite, print its checklist live, write the certificate when all passed',
     '       mock-server certify verify FILE [--url URL | --jwks FILE]',
     '                                                 check a certificate against a sandbox\'s keys (exit 0 valid, 1 edited, expired or foreign)',
+    '       mock-server listen --forward-to URL [--url SANDBOX] [--application APP] [--client-id ID --client-secret S | --token T]',
+    '                          [--events STATUS,...] [--format text|json] [--print-secret]',
+    '                                                 relay the sandbox\'s webhooks to a local receiver, signed (default sandbox http://127.0.0.1:8080)',
+    '       mock-server trigger EVENT [--url SANDBOX] [--application APP] [--item UUID] [--override activity=UUID|quantity=N|email=E]...',
+    '                          [--client-id ID --client-secret S | --token T]',
+    '                                                 make a lifecycle event happen (books an item first unless --item); trigger --list names them',
     '',
     'Options (flags win over env, env over the --config file, the file over the defaults):',
     ...rows,

@@ -192,6 +192,10 @@ export interface WebhookDelivery {
   round_start: number;
   /** Why it waits while pending; null once delivered or failed. */
   waiting: DeliveryWait | null;
+  /** 'listener': relayed to the application's `mock-server listen`; absent: its receiver. */
+  target?: 'listener';
+  /** The item's status before the move. */
+  from_status?: string;
 }
 
 export interface DeliveriesFilter {
@@ -233,10 +237,24 @@ export interface WebhookTargetInfo {
 /** PUT /__admin/webhooks/config answer: the receiver that applies now to the application (or server-wide). */
 export type WebhookConfigAnswer = { application: string | null } & (WebhookTargetInfo | { url: null; source: null; set_at: null; signing: 'none'; signed: false });
 
+/** A `mock-server listen` (docs/webhooks-on-your-laptop.md): a delivery target beside the receiver. */
+export interface ListenerInfo {
+  /** null: every application's. */
+  application: string | null;
+  /** false: away, its deliveries wait (retried on the schedule). */
+  connected: boolean;
+  since: string;
+  /** Only these statuses; null: all. */
+  events: string[] | null;
+  /** Where it forwards, as it said. */
+  forward_to: string | null;
+}
+
 /** GET /__admin/webhooks/config */
 export interface WebhookConfigList {
   default: WebhookTargetInfo | null;
   applications: Record<string, WebhookTargetInfo>;
+  listeners: ListenerInfo[];
 }
 
 /** POST /__admin/webhooks/check body: a URL, or the receiver configured for an application (or all). */

@@ -128,7 +128,7 @@ t.test('every mistake is one clear ConfigError', async (t) => {
     [['--log-format', 'xml'], {}, /^--log-format: "xml" is not one of pretty, json$/],
     [[], { MOCK_SERVER_LOG_FORMAT: 'JSON' }, /^MOCK_SERVER_LOG_FORMAT: "JSON" is not one of pretty, json$/],
     [['serve'], {}, /unknown command "serve"/],
-    [['--url', 'http://127.0.0.1:1'], {}, /--url goes with the replay, webhooks check, report, drift and certify commands/],
+    [['--url', 'http://127.0.0.1:1'], {}, /--url goes with the replay, webhooks check, report, drift, certify, listen and trigger commands/],
     [['replay'], {}, /replay needs at least one file/],
     [['certify'], {}, /^certify needs --application: the application to certify$/],
     [['certify', 'verify'], {}, /^certify takes --application APP, or one subcommand: mock-server certify verify FILE$/],

@@ -40,7 +40,7 @@ const TAGS = [
   { name: 'certifications', description: 'Certification runs of an integration, their questions and signed certificates' },
   { name: 'events', description: 'What changed, as server-sent events (the dashboard at /__admin/ui listens)' },
 ];
-const TAG_OF_SEGMENT: Record<string, string> = { 'order-items': 'orders' };
+const TAG_OF_SEGMENT: Record<string, string> = { 'order-items': 'orders', listen: 'webhooks' };
 
 /** GET /__admin/health is registered in admin/index.ts, which only registers: its words live here. */
 const HEALTH = {

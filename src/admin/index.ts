@@ -11,6 +11,7 @@ import clockRoutes from './clock.js';
 import clientRoutes from './clients.js';
 import resetRoutes from './reset.js';
 import webhookAdminRoutes from './webhooks.js';
+import listenRoutes from './listen.js';
 import scenarioAdminRoutes, { scenarioRunRoutes } from './scenarios.js';
 import { controlScope, isOpenControlRoute } from './scope.js';
 import certificationRoutes from '../certification/routes.js';
@@ -42,6 +43,7 @@ export default async function adminRoutes(app: FastifyInstance) {
   await app.register(clockRoutes);
   await app.register(resetRoutes);
   await app.register(webhookAdminRoutes);
+  await app.register(listenRoutes);
   await app.register(scenarioAdminRoutes);
   await app.register(scenarioRunRoutes);
   await app.register(journalRoutes);

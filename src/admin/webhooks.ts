@@ -44,6 +44,8 @@ const Delivery = Type.Object({
   created_at: Type.String(),
   seq: Type.Integer(),
   round_start: Type.Integer({ description: 'attempts before this index belong to earlier rounds (redeliver)' }),
+  target: Type.Optional(Type.String({ enum: ['listener'], description: "'listener': relayed to the application's mock-server listen; absent: its receiver" })),
+  from_status: Type.Optional(Type.String({ description: "the item's status before the move" })),
   waiting: Wait,
 });
 
@@ -198,15 +200,17 @@ export default async function webhookAdminRoutes(app: FastifyInstance) {
     schema: {
       summary: 'Read the webhook receivers',
       description:
-        "The server-wide receiver and those of each application (with `?application=`, only that application's own), URLs without credentials, each with where it comes from (`source`: `flag` for --webhook-url, `stored` for a PUT, with `set_at`) and how it is signed (`signing`: `own` secret, `server` (--webhook-secret) or `none`). A partner's token sees its own application's receiver only.",
+        "The server-wide receiver and those of each application (with `?application=`, only that application's own), and `listeners` (each `mock-server listen`: its application, null for all, whether it is connected, since when, its status filter and where it forwards), URLs without credentials, each with where it comes from (`source`: `flag` for --webhook-url, `stored` for a PUT, with `set_at`) and how it is signed (`signing`: `own` secret, `server` (--webhook-secret) or `none`). A partner's token sees its own application's receiver only.",
       querystring: OnlyApplication,
       response: errorResponses({ 400: 'The query breaks its schema' }),
     },
   }, async (request) => {
     const all = app.webhooks.receivers();
     const only = request.query.application;
-    if (only === undefined) return all;
+    // Listeners of mock-server listen: delivery targets beside the receivers.
+    const listeners = app.webhooks.listeners.describe().filter((l) => only === undefined || l.application === only || (l.application === null && !request.controlScope));
+    if (only === undefined) return { ...all, listeners };
     const own = all.applications[only];
-    return { default: request.controlScope ? null : all.default, applications: own ? { [only]: own } : {} };
+    return { default: request.controlScope ? null : all.default, applications: own ? { [only]: own } : {}, listeners };
   });
 }

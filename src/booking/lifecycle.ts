@@ -11,6 +11,7 @@ import type { Order, OrderItem } from './records.js';
  */
 export function moveItem(app: FastifyInstance, tenant: Tenant, application: string, order: Order, item: OrderItem, to: OrderItemStatus): Delivery | null {
   assertMove(item.status, to);
+  const from = item.status;
   const at = app.now(application).toISOString();
   item.status = to;
   item.version += 1;
@@ -19,7 +20,7 @@ export function moveItem(app: FastifyInstance, tenant: Tenant, application: stri
   order.updated_at = at;
   return app.webhooks.record(tenant, application, {
     order: { id: order.id, uuid: order.uuid, created: order.created_at, updated: order.updated_at, version: order.version },
-    item: { uuid: item.uuid, created: item.created_at, updated: item.updated_at, version: item.version, status: item.status },
+    item: { uuid: item.uuid, created: item.created_at, updated: item.updated_at, version: item.version, status: item.status, from },
   });
 }
 

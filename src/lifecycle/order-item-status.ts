@@ -21,6 +21,12 @@ export function isOrderItemStatus(value: unknown): value is OrderItemStatus {
   return typeof value === 'string' && (ORDER_ITEM_STATUSES as readonly string[]).includes(value);
 }
 
+/** Statuses as a person types them, comma-separated (`ok, ko`): upper-cased, and the first that is none. */
+export function parseStatuses(raw: string): { statuses: OrderItemStatus[]; bad: string | undefined } {
+  const all = raw.split(',').map((e) => e.trim().toUpperCase()).filter(Boolean);
+  return { statuses: all.filter(isOrderItemStatus), bad: all.find((e) => !isOrderItemStatus(e)) };
+}
+
 export function canMove(from: OrderItemStatus, to: OrderItemStatus): boolean {
   return TRANSITIONS[from]?.includes(to) ?? false;
 }

@@ -38,6 +38,7 @@ export class LocalScheduler implements Scheduler {
 
   done(_kind: string, _claim: Claim): void {}
   release(_kind: string, _claim: Claim): void {}
+  handOff(_kind: string, _claim: Claim): void {}
   drop(_kind: string, _claim: Claim): void {}
 
   sweepDue(application: string, kind: string, now: number): boolean {

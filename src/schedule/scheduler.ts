@@ -46,6 +46,8 @@ export interface Scheduler {
   done(kind: string, claim: Claim): void;
   /** A claim given back undone (at: its due time on its application's clock, when that is known). */
   release(kind: string, claim: Claim, at?: number): void;
+  /** A claim this instance cannot do (another holds what it needs: a listener's connection), given back as it is and the others told at once. */
+  handOff(kind: string, claim: Claim): void;
   /** A claim whose record is due no more: its row goes. */
   drop(kind: string, claim: Claim): void;
   /**

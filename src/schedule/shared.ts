@@ -50,6 +50,7 @@ export class SharedScheduler implements Scheduler {
   #unsubscribe: () => void = () => undefined;
   #closed = false;
   #warned = 0;
+  #handedOff = 0;
 
   constructor(private readonly opts: SharedOptions) {
     this.leaseMs = opts.leaseMs ?? 30_000;
@@ -127,6 +128,16 @@ export class SharedScheduler implements Scheduler {
   release(kind: string, claim: Claim, at?: number): void {
     if (!this.#kinds.get(kind)?.held.delete(keyOf(claim))) return;
     void this.opts.due.release(kind, claim, at).catch(() => undefined);
+  }
+
+  handOff(kind: string, claim: Claim): void {
+    if (!this.#kinds.get(kind)?.held.delete(keyOf(claim))) return;
+    // Not polled again here: the instance that can do it is poked by the announcement and claims it
+    // first. At most one a second, so that instances handing work to one that died (until its
+    // presence lapses) do not bounce it between them as fast as the database answers.
+    const tell = Date.now() - this.#handedOff >= 1000;
+    if (tell) this.#handedOff = Date.now();
+    void this.opts.due.release(kind, claim).then(() => tell && this.opts.due.announce(), () => undefined);
   }
 
   drop(kind: string, claim: Claim): void {

@@ -6,7 +6,7 @@ import type { Store, StoreOptions } from './types.js';
 
 export { StoreError, LeaseLostError, type Store, type StoreOptions, type StoreStats, type DueTable, type DueRule, type DueTime, type DueRow, type DueClaim, type Lease } from './types.js';
 export type { SharedJournal, SharedEntry, SharedListed, SharedDetail, SharedMessage } from './journal.js';
-export type { State, Tenant, TokenRecord, DestinationChanges, ScenarioRunRecord, CartRecord, OrderRecord, DeliveryRecord, JournalEntry, WebhookConfig, FaultRecord } from './schema.js';
+export type { State, Tenant, TokenRecord, DestinationChanges, ScenarioRunRecord, CartRecord, OrderRecord, DeliveryRecord, JournalEntry, WebhookConfig, FaultRecord, ListenerRecord } from './schema.js';
 
 /** Which store runs: for health and the banner. */
 export function storeKind(store: Store): 'file' | 'memory' | 'postgres' {

@@ -92,6 +92,22 @@ export interface Tenant {
   faults_rev: number;
   /** Certification runs (POST /__admin/certifications), by id: the latest few, running or not. */
   certifications: Record<string, CertificationRecord>;
+  /** A `mock-server listen` of this application (src/webhooks/listeners.ts); null: none. */
+  listener: ListenerRecord | null;
+  /** Signs what goes to a listener when the application has no secret of its own nor the server one; made when first needed. */
+  listener_secret: string | null;
+}
+
+/** A listener: a delivery target of its application (or of all), kept while it is away so that deliveries wait for it. */
+export interface ListenerRecord {
+  /** When it first connected (server clock). */
+  since: string;
+  /** Only these statuses; null: all. */
+  events: string[] | null;
+  /** Where it forwards, as it said (for the dashboard). */
+  forward_to: string | null;
+  /** While connected: the instance that holds the connection, and until when (wall-clock ms) unless renewed. */
+  connected: { instance: string; until: number } | null;
 }
 
 /** An armed fault as stored (src/http/faults.ts matches and applies it). */
@@ -150,6 +166,8 @@ export interface ServerState {
   faults?: Record<string, FaultRecord>;
   /** As Tenant.faults_rev, for these. */
   faults_rev?: number;
+  /** A listener of every application (the admin token's, or on an open control API). */
+  listener?: ListenerRecord | null;
   /** The Ed25519 key certificates are signed with (src/certification/signing.ts), made when first needed. */
   certificate_key?: { pkcs8: string };
 }
@@ -189,6 +207,8 @@ export function emptyTenant(): Tenant {
     webhook_chaos: null,
     faults: dict(),
     faults_rev: 0,
+    listener: null,
+    listener_secret: null,
     certifications: dict(),
   };
 }

@@ -137,7 +137,7 @@ export class Attempts {
    * fail_first), else the chaos delay to wait first in ms (0: none).
    */
   #plan(d: Delivery, now: Date): Sent | number {
-    if (!this.o.outbound.has(d.application)) return { error: NO_RECEIVER, duration_ms: 0, delivered: false };
+    if (!this.o.outbound.has(d)) return { error: NO_RECEIVER, duration_ms: 0, delivered: false };
     const blocked = this.o.gate()?.(d, now);
     if (blocked) return { error: blocked, duration_ms: 0, delivered: false };
     const chaos = this.o.chaos.for(d);
@@ -170,7 +170,7 @@ export class Attempts {
     if (chaos.reorder) {
       const earlier = this.o
         .list({ application: d.application, order_item_uuid: d.order_item_uuid })
-        .filter((x) => x.state === 'delivered' && x.order_item_version < d.order_item_version)
+        .filter((x) => x.state === 'delivered' && x.target === d.target && x.order_item_version < d.order_item_version)
         .sort((a, b) => b.order_item_version - a.order_item_version)[0];
       if (earlier && !this.#closing.signal.aborted) {
         const at = this.o.now(d.application);

@@ -37,6 +37,10 @@ export interface Delivery {
   seq: number;
   /** Attempts before this index belong to earlier rounds: a redeliver restarts the retry schedule. */
   round_start: number;
+  /** 'listener': relayed to the application's `mock-server listen` (listeners.ts); absent: its receiver. */
+  target?: 'listener';
+  /** The item's status before the move, when the webhook is a move's. */
+  from_status?: string;
 }
 
 /** The real service's schedule is not published; this one is INTERFACE.md's default. */
@@ -68,7 +72,7 @@ const COUNTER = 'webhookDeliveries';
  * Writes a new pending delivery into a tenant. Synchronous, for use inside the store.update() that
  * applies the status move, so the move and its webhook are committed together.
  */
-export function recordDelivery(tenant: Tenant, application: string, snapshot: OrderItemSnapshot, now: Date): Delivery {
+export function recordDelivery(tenant: Tenant, application: string, snapshot: OrderItemSnapshot, now: Date, target?: 'listener'): Delivery {
   const payload = buildPayload(snapshot);
   const seq = (tenant.counters[COUNTER] ?? 0) + 1;
   tenant.counters[COUNTER] = seq;
@@ -86,6 +90,8 @@ export function recordDelivery(tenant: Tenant, application: string, snapshot: Or
     created_at: at,
     seq,
     round_start: 0,
+    ...(target ? { target } : {}),
+    ...(snapshot.item.from ? { from_status: snapshot.item.from } : {}),
   };
   tenant.deliveries[delivery.id] = delivery as unknown as Tenant['deliveries'][string];
   return delivery;
@@ -108,7 +114,12 @@ export function afterAttempt(d: Delivery, attempt: DeliveryAttempt, delivered: b
 export function deliveryDue(value: unknown): { at: number; chain: string; rank: bigint } | null {
   const d = value as Delivery;
   if (d.state !== 'pending') return null;
-  return { at: Date.parse(d.next_attempt_at ?? '') || 0, chain: d.order_item_uuid, rank: BigInt(d.order_item_version) * 1_000_000_000_000n + BigInt(d.seq) };
+  return { at: Date.parse(d.next_attempt_at ?? '') || 0, chain: chainOf(d), rank: BigInt(d.order_item_version) * 1_000_000_000_000n + BigInt(d.seq) };
+}
+
+/** An item's deliveries go one at a time in version order, to each target apart: a listener away holds up no receiver. */
+export function chainOf(d: Delivery): string {
+  return d.target ? `${d.order_item_uuid}:${d.target}` : d.order_item_uuid;
 }
 
 /** Order of sending for one item: version, then creation. */

@@ -4,6 +4,7 @@ import type { OrderItemSnapshot } from './payload.js';
 import { Attempts, type Outcome, type ReceiverGate } from './attempt.js';
 import { ChaosSettings, type ChaosSource } from './chaos.js';
 import { DEFAULT_RETRY_SCHEDULE, listDeliveries, recordDelivery, retryDelays, type Delivery, type DeliveryFilter } from './delivery.js';
+import { Listeners } from './listeners.js';
 import type { DispatcherOptions } from './options.js';
 import { Outbound } from './outbound.js';
 import { ClaimedOwner, LocalOwner, type Owner } from './owners.js';
@@ -38,6 +39,10 @@ export class WebhookDispatcher {
   readonly #observers: AttemptObserver[] = [];
   /** The control API's chaos settings (PUT /__admin/webhooks/chaos). */
   readonly chaos: ChaosSettings;
+  /** `mock-server listen`: a delivery target of its application beside the receiver. */
+  readonly listeners: Listeners;
+  /** A move's delivery to the listener, recorded beside the receiver's (record() returns one, send() sends both). */
+  readonly #also = new WeakMap<Delivery, Delivery>();
 
   constructor(private readonly opts: DispatcherOptions) {
     const store = opts.store;
@@ -46,8 +51,9 @@ export class WebhookDispatcher {
     const total = opts.concurrency ?? 1024;
     const slots = new SendSlots(total, Math.min(opts.perApplication ?? 256, total));
     this.#targets = new WebhookTargets(store, opts.flags ?? { url: null, secret: null }, opts.guardPartners);
-    this.#outbound = new Outbound({ targets: this.#targets, headerPrefix: opts.headerPrefix, wall: opts.wallClock ?? (() => new Date()), timeoutMs: opts.timeoutMs, deadlineMs: opts.deadlineMs, connections: total });
     this.#now = opts.now ?? (() => opts.clock.now());
+    this.listeners = new Listeners(store, this.#now, () => this.#queue.queueTick());
+    this.#outbound = new Outbound({ targets: this.#targets, listeners: this.listeners, headerPrefix: opts.headerPrefix, wall: opts.wallClock ?? (() => new Date()), timeoutMs: opts.timeoutMs, deadlineMs: opts.deadlineMs, connections: total });
     this.#delays = retryDelays(opts.schedule ?? DEFAULT_RETRY_SCHEDULE);
     this.#queue = new SendQueue({
       slots,
@@ -59,7 +65,7 @@ export class WebhookDispatcher {
       start: (d) => this.#attempts.start(d),
       gone: (id) => this.#owner.gone(id),
     });
-    this.#owner = opts.scheduler?.shared ? new ClaimedOwner(store, opts.scheduler, this.#queue, (id) => this.#attempts.has(id), total) : new LocalOwner(store, this.#queue);
+    this.#owner = opts.scheduler?.shared ? new ClaimedOwner(store, opts.scheduler, this.#queue, (id) => this.#attempts.has(id), total, (d) => d.target === 'listener' && this.listeners.where(d.application) === 'elsewhere') : new LocalOwner(store, this.#queue);
     this.#attempts = new Attempts({
       outbound: this.#outbound,
       slots,
@@ -132,17 +138,29 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Records the webhook of one status move inside the caller's store.update (atomic with the move);
-   * null when the application has no webhook URL. Call send() with the result once the update resolved.
+   * Records the webhook of one status move inside the caller's store.update (atomic with the move):
+   * a delivery to the receiver, and one to the listener when the application has one (see
+   * listeners.ts); null when it has neither. Call send() with the result once the update resolved:
+   * it sends both.
    */
   record(tenant: Tenant, application: string, snapshot: OrderItemSnapshot): Delivery | null {
-    if (!(tenant.webhookConfig ?? this.#targets.default)) return null;
-    return recordDelivery(tenant, application, snapshot, this.#now(application));
+    const now = this.#now(application);
+    const toReceiver = tenant.webhookConfig ?? this.#targets.default ? recordDelivery(tenant, application, snapshot, now) : null;
+    const toListener = this.listeners.wants(tenant, application, snapshot.item.status, this.secretOf(application) !== null) ? recordDelivery(tenant, application, snapshot, now, 'listener') : null;
+    if (toReceiver && toListener) this.#also.set(toReceiver, toListener);
+    return toReceiver ?? toListener;
   }
 
-  /** Starts sending a delivery returned by record(). */
+  /** The secret an application's webhooks are signed with (null: the server-wide one), receiver or none. */
+  secretOf(application: string | null): string | null {
+    return this.#targets.secretOf(application);
+  }
+
+  /** Starts sending a delivery returned by record() (and the listener's beside it). */
   send(delivery: Delivery | null): void {
     if (!delivery) return;
+    const also = this.#also.get(delivery);
+    if (also) this.send(also);
     this.#owner.recorded(delivery);
     this.#queue.queueTick();
   }
@@ -171,7 +189,7 @@ export class WebhookDispatcher {
     return withWaiting(this.list(filter), (d, head) => {
       const now = this.#now(d.application);
       const due = new Date(Math.max(Date.parse(d.next_attempt_at ?? ''), now.getTime()) || now.getTime());
-      return { now, head, inFlight: this.#attempts.has(d.id), hasReceiver: this.target(d.application) !== null, blocked: this.#gate?.(d, due) ?? null, chaos: this.chaos.for(d), delays: this.#delays };
+      return { now, head, inFlight: this.#attempts.has(d.id), hasReceiver: d.target === 'listener' || this.target(d.application) !== null, blocked: this.#gate?.(d, due) ?? null, chaos: this.chaos.for(d), delays: this.#delays };
     });
   }
 

@@ -76,6 +76,8 @@ export class ClaimedOwner implements Owner {
     private readonly queue: SendQueue,
     private readonly inFlight: (id: string) => boolean,
     limit: number,
+    /** Whether another instance must send it (it holds the listener's connection): handed off, not sent here. */
+    private readonly elsewhere: (d: Delivery) => boolean = () => false,
   ) {
     scheduler.register('webhook', { rule: { field: 'deliveries', due: deliveryDue }, limit, run: (claims) => this.#claimed(claims), lost: (claims) => this.#lost(claims) });
   }
@@ -128,6 +130,10 @@ export class ClaimedOwner implements Owner {
       // Delivered, failed or reset meanwhile: nothing is due any more.
       if (!d || d.state !== 'pending') {
         this.scheduler.drop('webhook', c);
+        continue;
+      }
+      if (this.elsewhere(d)) {
+        this.scheduler.handOff('webhook', c);
         continue;
       }
       this.#claims.set(d.id, { claim: c, d });

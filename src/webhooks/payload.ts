@@ -2,11 +2,12 @@ import type { OrderItemStatus } from '../lifecycle/order-item-status.js';
 
 /**
  * What the booking flow hands the dispatcher when an item moved: the order and the item as they are
- * right after the move. Dates are instants on the server clock (Date or an ISO 8601 string).
+ * right after the move (`from`: its status before, for the delivery log and a listener's line; not
+ * in the payload). Dates are instants on the server clock (Date or an ISO 8601 string).
  */
 export interface OrderItemSnapshot {
   order: { id: number; uuid: string; created: Date | string; updated: Date | string; version: number };
-  item: { uuid: string; created: Date | string; updated: Date | string; version: number; status: OrderItemStatus };
+  item: { uuid: string; created: Date | string; updated: Date | string; version: number; status: OrderItemStatus; from?: OrderItemStatus };
 }
 
 /** The spec's "Update order item" body: every field a string, in the spec's order. */

@@ -1,4 +1,4 @@
-import { compareDeliveries, type Delivery } from './delivery.js';
+import { chainOf, compareDeliveries, type Delivery } from './delivery.js';
 import type { SendSlots } from './slots.js';
 
 export interface SendQueueOptions {
@@ -52,20 +52,20 @@ export class SendQueue {
     if (d.state !== 'pending') return;
     let items = this.#queues.get(d.application);
     if (!items) this.#queues.set(d.application, (items = new Map()));
-    const queue = items.get(d.order_item_uuid) ?? [];
+    const queue = items.get(chainOf(d)) ?? [];
     if (queue.some((q) => q.id === d.id)) return;
     queue.push(d);
     queue.sort(compareDeliveries);
-    items.set(d.order_item_uuid, queue);
+    items.set(chainOf(d), queue);
   }
 
   /** Takes a delivery out of its item's queue (it left this instance). */
   remove(d: Delivery): void {
     const items = this.#queues.get(d.application);
-    const queue = items?.get(d.order_item_uuid);
+    const queue = items?.get(chainOf(d));
     const i = queue?.findIndex((q) => q.id === d.id) ?? -1;
     if (queue && i >= 0) queue.splice(i, 1);
-    if (items && queue?.length === 0) items.delete(d.order_item_uuid);
+    if (items && queue?.length === 0) items.delete(chainOf(d));
   }
 
   /** After a reset: the dropped applications' deliveries are gone. */

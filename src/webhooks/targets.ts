@@ -67,6 +67,11 @@ export class WebhookTargets {
     return target;
   }
 
+  /** The secret an application's webhooks are signed with (its receiver's, else the server's), whether or not it has a receiver; null: the server-wide one. */
+  secretOf(application: string | null): string | null {
+    return (application === null ? this.default : this.of(application))?.secret ?? this.#serverSecret;
+  }
+
   /** The server-wide setting and where it comes from; null when webhooks go nowhere by default. */
   describeDefault(): ReceiverSource | null {
     const set = this.store.server().webhook_default;

@@ -1,5 +1,5 @@
 import type { ChaosConfig } from './chaos.js';
-import { compareDeliveries, type Delivery } from './delivery.js';
+import { chainOf, compareDeliveries, type Delivery } from './delivery.js';
 
 /** Why a pending delivery has not been delivered yet, in words a tester can act on. */
 export interface DeliveryWait {
@@ -55,7 +55,7 @@ export function waitingReason(d: Delivery, ctx: WaitContext, headWait?: Delivery
 
 /** Deliveries with why each waits; an item's first pending delivery is its head, the others wait for it. */
 export function withWaiting(list: Delivery[], context: (d: Delivery, head: Delivery) => WaitContext): DeliveryView[] {
-  const itemKey = (d: Delivery) => `${d.application}\u0000${d.order_item_uuid}`;
+  const itemKey = (d: Delivery) => `${d.application}\u0000${chainOf(d)}`;
   const heads = new Map<string, Delivery>();
   for (const d of list) {
     const head = heads.get(itemKey(d));

@@ -94,7 +94,7 @@ t.test('PUT /__admin/webhooks/config per application or for all', async (t) => {
   t.equal(await app.webhooks.enqueue('beta', snapshot()), null, 'another application is not configured');
 
   res = await app.inject({ url: '/__admin/webhooks/config' });
-  t.same(res.json(), { default: null, applications: { acme } });
+  t.same(res.json(), { default: null, applications: { acme }, listeners: [] });
 
   res = await app.inject({ method: 'PUT', url: '/__admin/webhooks/config', payload: { url: rxB.url } });
   t.same(res.json(), { application: null, url: rxB.url, source: 'stored', set_at: T0, signing: 'none', signed: false }, 'no secret anywhere: unsigned');
