@@ -103,7 +103,7 @@ t.test('a replay against a running server takes its webhook registration back wh
   const result = await replay(file, origin);
   t.ok(result.ok, result.transcript.join('\n'));
   const config = await (await fetch(`${origin}/__admin/webhooks/config`)).json();
-  t.same(config, { default: null, applications: {} }, 'no receiver registered for the replay application any more');
+  t.same(config, { default: null, applications: {}, listeners: [] }, 'no receiver registered for the replay application any more');
 });
 
 t.test("a replay moves its own application's clock, never the server's", async (t) => {

@@ -81,7 +81,8 @@ t.test("a partner token cannot read, move, reset or report another application, 
 
 t.test('a fault armed on one instance answers on the other, each use counted once across both; a fault for A never answers B', async (t) => {
   const [a, b] = await two(t);
-  const get = (app: FastifyInstance, application: string) => app.inject({ url: '/api/v3/currencies', headers: { 'x-service-application': application } });
+  // With a token acting for the application (here the operator's): a shared sandbox's faults answer no one else.
+  const get = (app: FastifyInstance, application: string) => app.inject({ url: '/api/v3/currencies', headers: { 'x-service-application': application, ...admin } });
   /** Waits until `app` sees what the other instance armed (a catalog read does not read the state: the notification brings it). */
   const seen = async (app: FastifyInstance, count: number) => {
     for (let i = 0; i < 200 && (await app.inject({ url: '/__admin/faults', headers: admin })).json().faults.length !== count; i++) await new Promise((r) => setTimeout(r, 10));
