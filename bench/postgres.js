@@ -16,7 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import pgDriver from 'pg';
 import { bookings } from './booking.js';
-import { freePort, httpClient, root, startProcess, stop } from './lib.js';
+import { APP_HEADER, freePort, httpClient, load, root, startProcess, stop } from './lib.js';
 import { preload } from './store.js';
 import { receiver } from './webhooks.js';
 
@@ -178,6 +178,31 @@ async function booking(db, count, duration, applications = 0, sticky = false) {
   }
 }
 
+/**
+ * Catalog reads (`GET /activities/{uuid}`, the catalog's uuids rotating, 50 connections) on the file
+ * store and on PostgreSQL, alternating halves as catalog.js does: the catalog never asks the store,
+ * so the ratio should be 1 within the machine's noise.
+ */
+async function catalogReads(file, url, duration) {
+  const [a, b] = [await servers(file, 1), await servers(url, 1)];
+  try {
+    const res = await fetch(`${a.origins[0]}/api/v3/activities?limit=100`, { headers: APP_HEADER });
+    const paths = (await res.json()).data.map((x) => `/api/v3/activities/${x.uuid}`);
+    const rps = { file: [], pg: [] };
+    await load(a.origins[0], paths, { duration: 2 });
+    await load(b.origins[0], paths, { duration: 2 });
+    for (let i = 0; i < 2; i++) {
+      rps.file.push((await load(a.origins[0], paths, { duration: duration / 2 })).rps);
+      rps.pg.push((await load(b.origins[0], paths, { duration: duration / 2 })).rps);
+    }
+    const mean = (xs) => (xs[0] + xs[1]) / 2;
+    return { file_rps: mean(rps.file), pg_rps: mean(rps.pg), ratio: mean(rps.pg) / mean(rps.file) };
+  } finally {
+    await a.stop();
+    await b.stop();
+  }
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const flat = ({ p99, ...r }) => ({ ...r, ...Object.fromEntries(Object.entries(p99).map(([k, v]) => [`p99_${k}_ms`, v])) });
 
@@ -194,6 +219,7 @@ export async function run({ duration = 10 } = {}) {
     const booked = {};
     // The three in turn, so that the machine's drift is shared; the booking flow once each (its
     // load adds orders: the database holds 10,000 more at the end), the burst ROUNDS times.
+    const catalog = await catalogReads(file, url, duration);
     booked.file = await booking(file, 1, duration);
     booked.pg1 = await booking(url, 1, duration);
     booked.pg2 = await booking(url, 2, duration);
@@ -216,9 +242,12 @@ export async function run({ duration = 10 } = {}) {
       'booking flow, 20 applications, PostgreSQL, one instance': flat(booked.pg1x20),
       'booking flow, 20 applications, PostgreSQL, two instances in turn': flat(booked.pg2x20),
       'booking flow, 20 applications, PostgreSQL, two instances, each application on one (hashed)': flat(booked.pg2sticky),
+      'catalog reads, GET /activities/{uuid}, PostgreSQL (one instance) / file store': catalog,
+      'PostgreSQL one instance / file store in 20 applications, bookings/s': { ratio: booked.pg1x20.bookings_per_s / booked.file20.bookings_per_s },
       [`webhook burst (1,000 items at once), file store, median of ${ROUNDS}`]: hooks(runs.file),
       [`webhook burst, PostgreSQL, one instance, median of ${ROUNDS}`]: hooks(runs.pg1),
       [`webhook burst, PostgreSQL, two instances, median of ${ROUNDS}`]: hooks(runs.pg2),
+      'webhook burst, PostgreSQL one instance / file store': { ratio: hooks(runs.pg1).deliveries_per_s / hooks(runs.file).deliveries_per_s },
     };
   } finally {
     await pg.stop();
