@@ -9,7 +9,8 @@ import { PgJournal } from './journal.js';
 import { Notices } from './notices.js';
 import { Rounds } from './rounds.js';
 import { SQL } from './sql.js';
-import { transaction, Writer, type Pending } from './writer.js';
+import { transaction } from './batch.js';
+import { Writer, type Pending } from './writer.js';
 
 /** The chain of the server state: no application is named with a NUL (header values cannot hold one). */
 const SERVER = '\u0000server';
