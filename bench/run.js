@@ -12,9 +12,10 @@ import * as size from './size.js';
 import * as faults from './faults.js';
 import * as proxy from './proxy.js';
 import * as postgres from './postgres.js';
+import * as auth from './auth.js';
 
 const duration = Number(process.env.BENCH_DURATION ?? 10);
-const all = { catalog, store, booking, webhooks, mixed, faults, tenants, size, proxy, postgres };
+const all = { catalog, store, booking, webhooks, mixed, faults, tenants, size, proxy, postgres, auth };
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !(w in all));
 if (unknown.length) throw new Error(`unknown bench section ${unknown.join(', ')}; sections: ${Object.keys(all).join(', ')}`);

@@ -12,11 +12,15 @@ import { freePort, root, startProcess, stop } from './lib.js';
 const cli = join(root, 'dist/bin/mock-server.js');
 const PATHS = ['/api/v3/activities?limit=20', '/api/v3/cities?limit=10', '/api/v3/currencies'];
 
+// The admin token acts for each application: a shared sandbox charges requests to the application of
+// their token, and those without one to their address (both partners here would share 127.0.0.1's).
+const TOKEN = 'bench';
+
 function cannon(base, application, opts) {
   let i = 0;
   return new Promise((resolve, reject) => {
     autocannon(
-      { url: base, duration: opts.duration, connections: opts.connections, overallRate: opts.rate, headers: { 'x-service-application': application }, requests: [{ setupRequest: (req) => ({ ...req, path: PATHS[i++ % PATHS.length] }) }] },
+      { url: base, duration: opts.duration, connections: opts.connections, overallRate: opts.rate, headers: { 'x-service-application': application, authorization: `Bearer ${TOKEN}` }, requests: [{ setupRequest: (req) => ({ ...req, path: PATHS[i++ % PATHS.length] }) }] },
       (err, r) => (err ? reject(err) : resolve({ rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts })),
     );
   });
@@ -39,7 +43,7 @@ if (process.argv[2] === 'noisy') process.send(await cannon(process.argv[3], 'noi
 async function neighbours(rateLimit, duration) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const { child } = await startProcess(cli, ['--port', String(port), '--db', 'memory', '--log-level', 'warn', '--shared', '--admin-token', 'bench', '--rate-limit', String(rateLimit)], `${base}/__admin/health`);
+  const { child } = await startProcess(cli, ['--port', String(port), '--db', 'memory', '--log-level', 'warn', '--shared', '--admin-token', TOKEN, '--rate-limit', String(rateLimit)], `${base}/__admin/health`);
   try {
     await quiet(base, 2); // warm-up
     const alone = await quiet(base, duration);

@@ -155,7 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
       servers: [{ url: config.basePath }],
       tags: TAG_ORDER,
-      components: { securitySchemes: { Partner: bearerScheme(config.headerPrefix) } },
+      components: { securitySchemes: { Partner: bearerScheme(config.headerPrefix, config.shared) } },
     },
     hideUntagged: true,
     transform: documentHeaders(config.headerPrefix),
@@ -200,6 +200,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         currencies: catalog.currencies.map((c) => c.code),
         markets: new Map(catalog.markets.map((m) => [m.slug, m.currency])),
       });
+      // Registered before auth, so that /login is limited too; its hooks run from preParsing on, after
+      // auth's onRequest has said which application a request is charged to.
       if (config.shared) await api.register(applicationLimits, { perSecond: config.rateLimit, stateRecords: config.stateLimit });
       await api.register(faultHook, { basePath: config.basePath });
       // Between the headers (which name the application) and auth (whose token check reads its state).

@@ -34,11 +34,12 @@ export interface Config {
   /** When set, every /__admin route but GET /__admin/health needs `Authorization: Bearer <adminToken>`. */
   adminToken: string | null;
   /**
-   * A sandbox shared by several teams or partners: the built-in sandbox-client is off (partners log in
-   * with clients registered through POST /__admin/clients). Needs adminToken.
+   * A sandbox shared by several teams or partners: every request that touches an application's state
+   * needs a token bound to it, the public test clients are off (partners log in with clients registered
+   * through POST /__admin/clients), limits are charged to who asked. Needs adminToken.
    */
   shared: boolean;
-  /** With `shared`: partner requests per second per application (0: no limit). */
+  /** With `shared`: partner requests per second per application, and per source address without a token (0: no limit). */
   rateLimit: number;
   /** With `shared`: receivers partners set may be loopback or private addresses (a private deployment). */
   allowPrivateReceivers: boolean;
@@ -120,13 +121,13 @@ export const OPTIONS: readonly Option[] = [
   { key: 'report', flag: 'report', arg: 'on|off', env: ['MOCK_SERVER_REPORT'], kind: 'choice', choices: ['on', 'off'], help: 'the integration report observes partner requests (GET /__admin/report)' },
   { key: 'logFormat', flag: 'log-format', arg: 'FORMAT', env: ['MOCK_SERVER_LOG_FORMAT'], kind: 'choice', choices: LOG_FORMATS, nullable: true, defaultText: 'pretty on a terminal, else json', help: 'pretty (one readable line per event) or json (JSON lines)' },
   { key: 'adminToken', flag: 'admin-token', arg: 'T', env: ['MOCK_SERVER_ADMIN_TOKEN'], kind: 'token', nullable: true, help: 'control API (/__admin) needs Authorization: Bearer T (health stays open)' },
-  { key: 'shared', flag: 'shared', arg: '', env: ['MOCK_SERVER_SHARED'], kind: 'bool', help: 'a sandbox shared by partners: no built-in sandbox-client, partners registered with POST /__admin/clients (needs --admin-token)' },
+  { key: 'shared', flag: 'shared', arg: '', env: ['MOCK_SERVER_SHARED'], kind: 'bool', help: 'a sandbox shared by partners: state only with a token bound to its application, no public test clients, partners registered with POST /__admin/clients (needs --admin-token)' },
   { key: 'stateLimit', flag: 'state-limit', arg: 'N', env: ['MOCK_SERVER_STATE_LIMIT'], kind: 'int', min: 0, max: 100_000_000, help: 'with --shared: records (carts, orders, deliveries, scenario runs, tokens) one application may keep, past it writes get 429 (0 = no limit)' },
   { key: 'allowPrivateReceivers', flag: 'allow-private-receivers', arg: '', env: ['MOCK_SERVER_ALLOW_PRIVATE_RECEIVERS'], kind: 'bool', help: 'with --shared: receivers partners set may be loopback or private addresses (a private deployment)' },
   { key: 'upstream', flag: 'upstream', arg: 'URL', env: ['MOCK_SERVER_UPSTREAM'], kind: 'string', nullable: true, help: 'proxy and drift: the real service\'s API base URL, e.g. https://sandbox.example.com/api/v3' },
   { key: 'record', flag: 'record', arg: 'DIR', env: ['MOCK_SERVER_RECORD'], kind: 'string', nullable: true, help: 'proxy: record the catalog the upstream answers as fixture files in DIR (serve them with --fixtures DIR)' },
-  { key: 'certificateKey', flag: 'certificate-key', arg: 'FILE', env: ['MOCK_SERVER_CERTIFICATE_KEY'], kind: 'string', nullable: true, defaultText: 'a key made at the first start, kept with the state', help: 'Ed25519 private key (PKCS#8 PEM) that signs certification certificates' },
-  { key: 'rateLimit', flag: 'rate-limit', arg: 'N', env: ['MOCK_SERVER_RATE_LIMIT'], kind: 'int', min: 0, max: 1_000_000, help: 'with --shared: partner requests per second per application, past it 429 (0 = no limit)' },
+  { key: 'certificateKey', flag: 'certificate-key', arg: 'FILE', env: ['MOCK_SERVER_CERTIFICATE_KEY'], kind: 'string', nullable: true, defaultText: 'a key made when first needed, kept with the state', help: 'Ed25519 private key (PKCS#8 PEM) that signs certification certificates' },
+  { key: 'rateLimit', flag: 'rate-limit', arg: 'N', env: ['MOCK_SERVER_RATE_LIMIT'], kind: 'int', min: 0, max: 1_000_000, help: 'with --shared: partner requests per second per application (and per address without a token), past it 429 (0 = no limit)' },
   { key: 'leaseMs', flag: 'lease-ms', arg: 'MS', env: ['MOCK_SERVER_LEASE_MS'], kind: 'int', min: 100, max: 3_600_000, help: 'on PostgreSQL: how long an instance\'s claim on due work (a webhook attempt, a scenario step) lasts without renewal; the work of an instance that died or froze moves to another after it' },
 ];
 
@@ -285,6 +286,8 @@ export function nearest(name: string, known: readonly string[]): string[] {
   let best = Infinity;
   let found: string[] = [];
   for (const k of names) {
+    // Never fewer edits than the lengths differ by: a client's 100 KB field name costs nothing.
+    if (Math.abs(n.length - k.length) > limit) continue;
     const dist = editDistance(n, k.toLowerCase());
     if (dist > limit || dist > best) continue;
     if (dist < best) found = [];

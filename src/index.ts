@@ -47,7 +47,7 @@ export interface MockServerConfig {
   report: 'on' | 'off';
   /** --admin-token: the control API then needs Authorization: Bearer <token> (health stays open). */
   adminToken: string | null;
-  /** --shared: no built-in sandbox-client; partners log in with clients registered through POST /__admin/clients (needs adminToken). */
+  /** --shared: state only with a token bound to its application; no public test clients, partners log in with clients registered through POST /__admin/clients (needs adminToken). */
   shared: boolean;
   /** --rate-limit: with shared, partner requests per second per application (0: no limit; default 100). */
   rateLimit: number;
@@ -59,7 +59,7 @@ export interface MockServerConfig {
   upstream: string | null;
   /** --record: with upstream, a directory the upstream's catalog answers are recorded into as fixture files, or null. */
   record: string | null;
-  /** --certificate-key: an Ed25519 private key (PKCS#8 PEM file) that signs certification certificates; null: a key made at the first start, kept with the state. */
+  /** --certificate-key: an Ed25519 private key (PKCS#8 PEM file) that signs certification certificates; null: a key made when first needed, kept with the state. */
   certificateKey: string | null;
   /** --lease-ms: on PostgreSQL, how long an instance's claim on due work lasts without renewal (default 30,000). */
   leaseMs: number;

@@ -54,7 +54,7 @@ export async function startServer(config: Config, print?: (line: string) => void
     store.kind === 'postgres' ? `  store         PostgreSQL ${store.location}` : `  state file    ${config.db}`,
     `  seed          ${config.seed} (${catalog.activities.length} activities)`,
     config.shared
-      ? `  mode          shared: no sandbox-client; partners log in with clients registered by POST /__admin/clients`
+      ? `  mode          shared: no public test clients; partners log in with clients registered by POST /__admin/clients`
       : `  sandbox login client_id sandbox-client, client_secret sandbox-secret`,
     `  webhook URL   ${webhookLine(app)}`,
     `  headers       ${config.headerPrefix}Application (required), ${config.headerPrefix}Currency, ${config.headerPrefix}Market, ${config.headerPrefix}Version`,

@@ -49,12 +49,16 @@ export function overInjectInTurn(apps: FastifyInstance[], application: string): 
 }
 
 /**
- * Logs in (the token then goes with every later call), and books and pays one ticket of `activity`
+ * Logs in (the token then goes with every later call; the sandbox client unless `client` says), and books and pays one ticket of `activity`
  * on 2026-01-20 as a careful client does (the customer schema read before the customer, the order
  * read after the payment for its items' statuses): answers the order, whose one item is PENDING.
  */
-export async function bookOrder(call: PartnerCall, activity = CONFIRM): Promise<{ uuid: string; identifier: string; items: Array<{ uuid: string; code: string }> }> {
-  await call('POST', '/login', { client_id: 'sandbox-client', client_secret: 'sandbox-secret', grant_type: 'client_credentials' });
+export async function bookOrder(
+  call: PartnerCall,
+  activity = CONFIRM,
+  client = { client_id: 'sandbox-client', client_secret: 'sandbox-secret' },
+): Promise<{ uuid: string; identifier: string; items: Array<{ uuid: string; code: string }> }> {
+  await call('POST', '/login', { ...client, grant_type: 'client_credentials' });
   const [s] = await call('GET', `/activities/${activity}/dates/2026-01-20`);
   const cart = await call('POST', '/carts');
   await call('POST', `/carts/${cart.uuid}/items`, [{ product_identifier: s.groups[0].slots[0].products[0].product_id, quantity: 1, language: 'en' }]);

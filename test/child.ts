@@ -12,10 +12,21 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { existsSync } from 'node:fs';
 
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
+// tap adds its process-info hooks to every child's NODE_OPTIONS, at the spawn itself (after the
+// environment given to spawn). Without coverage (`npm test`) they are of no use in a child, and on
+// Node before 24.13 they run in a worker thread that every module goes through: a server start took
+// 3.5 s of CPU with them, 1.5 s without. The command then goes through `env`, which sets the child's
+// NODE_OPTIONS last, without them. With coverage they stay: the CLI processes' coverage counts.
+const ENV = process.env._TAPJS_PROCESSINFO_COVERAGE_ === '0' ? ['/usr/bin/env', '/bin/env'].find((p) => existsSync(p)) : undefined;
 
-/** `file args` as a command line that dies with this process (through setpriv, where there is one). */
-export function owned(file: string, args: string[]): [string, string[]] {
-  return SETPRIV ? [SETPRIV, ['--pdeathsig', 'SIGKILL', '--', file, ...args]] : [file, args];
+/**
+ * `file args` as a command line that dies with this process (through setpriv, where there is one),
+ * and the environment to start it with (childEnv of `env`).
+ */
+export function owned(file: string, args: string[], env: NodeJS.ProcessEnv = process.env): [string, string[], NodeJS.ProcessEnv] {
+  const forChild = childEnv(env);
+  const command = ENV ? [ENV, `NODE_OPTIONS=${forChild.NODE_OPTIONS ?? ''}`, file, ...args] : [file, ...args];
+  return SETPRIV ? [SETPRIV, ['--pdeathsig', 'SIGKILL', '--', ...command], forChild] : [command[0]!, command.slice(1), forChild];
 }
 
 const running = new Set<ChildProcess>();
@@ -32,15 +43,18 @@ t.teardown(async () => {
 /**
  * The environment for a child: on Node 22 tap puts --no-warnings in NODE_OPTIONS (type-strip-only in
  * .taprc), taken out here, so that the child shows its warnings as it would to a user (some tests
- * check that there are none).
+ * check that there are none); and tap's process-info hooks, which tap adds again where it wants them
+ * (see ENV above).
  */
 export function childEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return { ...env, NODE_OPTIONS: env.NODE_OPTIONS?.replace(/(^|\s)"?--no-warnings"?(?=\s|$)/g, '').trim() };
+  const options = env.NODE_OPTIONS?.replace(/(^|\s)"?--no-warnings"?(?=\s|$)/g, '').replace(/(^|\s)"?--import=[^"\s]*@tapjs\/processinfo\/[^"\s]*"?(?=\s|$)/g, '');
+  return { ...env, NODE_OPTIONS: options?.trim() };
 }
 
 /** spawn(), for a child that dies with the test process (see above). */
 export function spawnOwned(file: string, args: string[], options: SpawnOptions = {}): ChildProcess {
-  const child = spawn(...owned(file, args), { ...options, env: childEnv(options.env) });
+  const [command, argv, env] = owned(file, args, options.env);
+  const child = spawn(command, argv, { ...options, env });
   running.add(child);
   child.once('exit', () => running.delete(child));
   return child;

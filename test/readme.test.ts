@@ -2,9 +2,10 @@
 // against the CLI as a real process: the walkthrough's answers are the ones README's text names, and
 // its last line, the integration report, shows no warning and no error.
 import t from 'tap';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawnOwned } from './child.js';
 import { bin, start } from './cli-process.js';
 import { packageRoot } from '../src/paths.js';
 
@@ -31,12 +32,11 @@ t.test("README's lines, from the top, book and cancel with no warning in the rep
   const script = readmeLines(server.origin);
   t.match(script, /X-Service-Version/, 'the lines were found');
   const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn('bash', ['--norc', '--noprofile', '-c', script], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
-    t.teardown(() => void child.kill());
+    const child = spawnOwned('bash', ['--norc', '--noprofile', '-c', script], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
   t.equal(out.code, 0, out.stderr);

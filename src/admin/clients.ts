@@ -14,6 +14,14 @@ const RegisterBody = Type.Object(
 
 const ClientParams = Type.Object({ client_id: Type.String({ minLength: 1, maxLength: 200 }) });
 
+/** Why `applications` is not a list of application names, or undefined (the schema checks the rest). */
+function applicationsProblem(applications: unknown): Error | undefined {
+  if (applications === undefined) return undefined;
+  if (!Array.isArray(applications)) return errors.validation(`body "applications" must be an array of application names, e.g. ["acme-shop"], got ${clip(JSON.stringify(applications))}`);
+  if (applications.includes('*')) return errors.validation('body "applications" lists application names: "*" is no wildcard here, a registered client logs in for the applications it names only');
+  return undefined;
+}
+
 /**
  * Partner registration: POST /__admin/clients answers a client_id and client_secret for POST /login,
  * the secret only once (the store keeps its SHA-256); GET lists the registered clients without
@@ -23,6 +31,9 @@ export default async function clientRoutes(app: FastifyInstance) {
   app.post<{ Body: Static<typeof RegisterBody> }>(
     '/clients',
     {
+      // Before validation, which coerces a lone string into an array (as it must for query strings):
+      // "applications": "*" would be stored as ["*"], looking like a wildcard and matching nothing.
+      preValidation: (request, _reply, done) => done(applicationsProblem((request.body as { applications?: unknown } | null)?.applications)),
       schema: {
         summary: 'Register a partner client',
         description: 'Answers 201 with `client_id` and `client_secret`, which POST /login takes for the listed applications only. The secret is shown this once: the store keeps only its digest.',

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { hashToken } from '../auth/tokens.js';
+import { tokenApplication } from '../auth/tokens.js';
+import { FAILURE_BURST } from '../auth/failures.js';
 import { clip, errors } from '../http/errors.js';
 
 declare module 'fastify' {
@@ -52,20 +53,23 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
  * nothing about it, and a server-wide operation (no `application` to narrow) is a 403.
  * GET /__admin/events also takes the token as `?access_token=` (RFC 6750), since a browser's
  * EventSource cannot send headers. The admin token is compared as SHA-256 digests with
- * timingSafeEqual; no answer echoes a token.
+ * timingSafeEqual, a partner token is looked up in the application it names (app.tokenHolder): a
+ * wrong token costs the same at any number of applications. An address that sent too many wrong
+ * tokens waits (app.authFailures) before any token it sends is looked at. No answer echoes a token.
  */
 export function controlScope(app: FastifyInstance, adminToken: string) {
   const expected = digest(adminToken);
   const prefix = app.prefix;
-  // The application of a live partner token, looked up on each application's own clock.
-  const partnerOf = async (token: string): Promise<string | null> => {
-    await app.store.syncAll?.();
-    const key = hashToken(token);
-    for (const application of app.store.applications()) {
-      const record = app.store.tenant(application).tokens[key];
-      if (record && Date.parse(record.expiresAt) > app.now(application).getTime()) return application;
-    }
-    return null;
+  // The application of a live partner token (on that application's own clock), or the 401: a token
+  // that was issued says why it no longer works; a guessed one is a failure of its address.
+  const partnerOf = async (request: FastifyRequest, token: string): Promise<string> => {
+    const named = tokenApplication(token);
+    if (named !== null) await app.store.sync?.(named);
+    const holder = app.tokenHolder(token);
+    if ('partner' in holder) return holder.application;
+    if (holder.issued) throw errors.adminToken(true, holder.refused);
+    app.authFailures.failed(request.ip);
+    throw errors.adminToken(true);
   };
   const authenticate = async (request: FastifyRequest) => {
     const url = request.routeOptions.url ?? '';
@@ -73,13 +77,13 @@ export function controlScope(app: FastifyInstance, adminToken: string) {
     const fromQuery = url === `${prefix}/events` ? (request.query as { access_token?: string }).access_token : undefined;
     const sent = fromQuery ?? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.authorization ?? '')?.[1];
     if (!sent) throw errors.adminToken(false);
+    const wait = app.authFailures.wait(request.ip);
+    if (wait > 0) throw errors.tooManyFailures(request.ip, FAILURE_BURST, wait);
     if (timingSafeEqual(digest(sent), expected)) {
       request.controlScope = null;
       return;
     }
-    const application = await partnerOf(sent);
-    if (application === null) throw errors.adminToken(true);
-    request.controlScope = application;
+    request.controlScope = await partnerOf(request, sent);
   };
   const narrow = async (request: FastifyRequest) => {
     const own = request.controlScope;

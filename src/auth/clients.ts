@@ -89,16 +89,18 @@ export function parseClients(file: string, doc: unknown): Client[] {
 
 /**
  * Every client: the built-in sandbox client, then fixtures/clients.json, then the user's fixture
- * directory (a client there replaces one with the same client_id).
+ * directory (a client there replaces one with the same client_id). A shared sandbox keeps only the
+ * user's clients that name their applications: the built-in ones are printed in the docs, and a
+ * client for any application ("*") would open every partner's.
  */
-export async function loadClients(userFixtures: string | null): Promise<Map<string, Client>> {
-  const clients = new Map<string, Client>([[SANDBOX_CLIENT.clientId, SANDBOX_CLIENT]]);
-  for (const dir of [builtinFixturesDir, userFixtures]) {
+export async function loadClients(userFixtures: string | null, shared = false): Promise<Map<string, Client>> {
+  const clients = new Map<string, Client>(shared ? [] : [[SANDBOX_CLIENT.clientId, SANDBOX_CLIENT]]);
+  for (const dir of shared ? [userFixtures] : [builtinFixturesDir, userFixtures]) {
     if (dir === null) continue;
     const file = join(dir, 'clients.json');
     const doc = await readFixture(file);
     if (doc === null) continue;
-    for (const c of parseClients(file, doc)) clients.set(c.clientId, c);
+    for (const c of parseClients(file, doc)) if (!shared || c.applications !== '*') clients.set(c.clientId, c);
   }
   return clients;
 }

@@ -50,7 +50,7 @@ export default async function loginRoutes(app: FastifyInstance) {
       throw errors.validation(`${where} "grant_type" must be "client_credentials", got "${clip(creds.grant_type)}"`);
     }
     const client = clients.find(creds.client_id);
-    if (!client) throw errors.invalidClient(`Unknown client_id "${clip(creds.client_id)}"${clients.shared && creds.client_id === 'sandbox-client' ? ': this sandbox is shared, log in with the client registered for you' : ''}`);
+    if (!client) throw errors.invalidClient(`Unknown client_id "${clip(creds.client_id)}"${clients.shared ? ": this sandbox is shared, and its public test clients are off: log in with the client_id and client_secret the sandbox's operator registered for you" : ''}`);
     if (!ClientRegistry.secretMatches(client, creds.client_secret)) {
       throw errors.invalidClient(`Wrong client_secret for client_id "${clip(creds.client_id)}"`);
     }

@@ -28,11 +28,11 @@ export type ListedClient = Omit<RegisteredClient, 'secret_sha256'>;
 const listed = (r: RegisteredClient): ListedClient => ({ client_id: r.client_id, name: r.name, applications: r.applications, scopes: r.scopes, created_at: r.created_at });
 
 /**
- * The OAuth clients POST /login accepts: the fixture clients (fixtures/clients.json and --fixtures),
- * the built-in sandbox-client unless the server is shared (--shared), and the partners registered
- * through POST /__admin/clients, which are kept in the store (server-wide state) with only the
- * SHA-256 of their secret. Registered secrets are 32 random bytes: a fast digest is as safe as a
- * slow one against guessing, and login stays cheap.
+ * The OAuth clients POST /login accepts: the fixture clients and the built-in sandbox-client (of a
+ * shared sandbox, --shared, only the --fixtures clients that name their applications: loadClients),
+ * and the partners registered through POST /__admin/clients, which are kept in the store
+ * (server-wide state) with only the SHA-256 of their secret. Registered secrets are 32 random
+ * bytes: a fast digest is as safe as a slow one against guessing, and login stays cheap.
  */
 export class ClientRegistry {
   readonly #fixtures: ReadonlyMap<string, Client>;
@@ -47,7 +47,6 @@ export class ClientRegistry {
 
   /** The client with this id, or undefined. */
   find(clientId: string): Client | undefined {
-    if (this.shared && clientId === SANDBOX_CLIENT.clientId) return undefined;
     const fixture = this.#fixtures.get(clientId);
     if (fixture) return fixture;
     const r = registered(this.store, clientId);

@@ -37,6 +37,10 @@ declare module 'fastify' {
 }
 
 const runsOf = (t: Readonly<Tenant>) => Object.values(t.scenario_runs) as unknown as StoredRun[];
+const hasRuns = (t: Readonly<Tenant>): boolean => {
+  for (const _ in t.scenario_runs) return true;
+  return false;
+};
 
 /** When a run's next step is due (its due row on a store shared by instances); null once it is over. */
 function runDue(value: unknown): { at: number } | null {
@@ -119,7 +123,9 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
   };
 
   const scan = async () => {
-    for (const application of app.store.applications()) await applyDue(application);
+    // Most applications never ran a scenario: skipped without a promise each (at 20,000 applications
+    // awaiting each one paused the event loop for about 100 ms every scan, four times a second).
+    for (const application of app.store.applications()) if (hasRuns(app.store.tenant(application))) await applyDue(application);
   };
 
   app.scheduler.register('scenario', {

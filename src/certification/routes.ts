@@ -81,6 +81,6 @@ export default async function certificationRoutes(app: FastifyInstance) {
 export async function jwksRoute(app: FastifyInstance) {
   app.get('/.well-known/jwks.json', async (_request, reply) => {
     if (!app.certification) throw errors.reportOff();
-    return reply.header('cache-control', 'public, max-age=300').send(app.certification.keys.jwks());
+    return reply.header('cache-control', 'public, max-age=300').send((await app.certification.keys()).jwks());
   });
 }

@@ -23,7 +23,8 @@ const SETTLE_MS = 250;
 
 export interface Certification {
   suite: Suite;
-  keys: CertificateKeys;
+  /** The signing keys; the key kept with the state is made at the first use, not at the start (a start writes nothing). */
+  keys(): Promise<CertificateKeys>;
   start(application: string): Promise<RunRecord>;
   /** One run, its requirements evaluated first when it is running; 404 when it is not `application`'s (when given). */
   get(id: string, application?: string): Promise<RunRecord>;
@@ -53,7 +54,12 @@ async function certificationPlugin(app: FastifyInstance, opts: { keyFile: string
   // Runs are judged on the report; behind mock-server proxy the bookings are the upstream's.
   if (!app.integrationReport || app.config.upstream) return void app.decorate('certification', null);
   const suite = loadSuite(SUITE_FILE);
-  const keys = await certificateKeys(app.store, opts.keyFile);
+  // A --certificate-key that cannot be used stops the start; the kept key is made when first needed.
+  let loading: Promise<CertificateKeys> | null = opts.keyFile === null ? null : Promise.resolve(await certificateKeys(app.store, opts.keyFile));
+  const keys = () => (loading ??= certificateKeys(app.store, null).catch((e) => {
+    loading = null;
+    throw e;
+  }));
   const names = headerNames(app.config.headerPrefix);
   const prober = new Prober(app);
   /** Header counts of requests not yet added to their run's record, by run id. */
@@ -211,7 +217,7 @@ async function certificationPlugin(app: FastifyInstance, opts: { keyFile: string
         iss: 'mock-server', sub: run.application, jti: run.id, suite: run.suite, suite_version: run.suite_version, application: run.application, api_version: run.api_version,
         requirements: suite.requirements.map((d) => ({ id: d.id, evidence: (run.results[d.id]?.evidence ?? []).map((e) => e.id) })),
       };
-      return keys.sign(claims, issued, new Date(issued.getTime() + VALIDITY_DAYS * 86_400_000));
+      return (await keys()).sign(claims, issued, new Date(issued.getTime() + VALIDITY_DAYS * 86_400_000));
     },
   };
   app.decorate('certification', certification);

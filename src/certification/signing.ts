@@ -44,7 +44,7 @@ export interface CertificateKeys {
 
 /**
  * The sandbox's signing key: --certificate-key's file when given, else the key kept with the
- * server's state, made at the first start (so every instance on one database signs with one key, and
+ * server's state, made when first needed (so every instance on one database signs with one key, and
  * a restart keeps it). The kept key stays in the JWK set beside a --certificate-key, so that
  * certificates signed before still verify.
  */

@@ -85,12 +85,14 @@ export const TAG_ORDER = [
 ].map((name) => ({ name }));
 
 /** How Swagger UI's Authorize dialog tells a person to get a token. */
-export function bearerScheme(headerPrefix: string) {
+export function bearerScheme(headerPrefix: string, shared = false) {
+  const client = shared ? `"<your client_id>", "client_secret": "<your client_secret>"` : `"sandbox-client", "client_secret": "sandbox-secret"`;
   return {
     type: 'http' as const,
     scheme: 'bearer',
     description:
-      `Get a token from POST /login with {"client_id": "sandbox-client", "client_secret": "sandbox-secret", "grant_type": "client_credentials"} ` +
+      `Get a token from POST /login with {"client_id": ${client}, "grant_type": "client_credentials"} ` +
+      (shared ? "(this sandbox is shared: its operator registers a client for you; every request that touches your application's state needs the token) " : '') +
       `(and the ${headerPrefix}Application header), then paste its access_token here. Tokens live one hour on the server clock.`,
   };
 }

@@ -130,6 +130,14 @@ export const errors = {
     new ApiError(401, '1401', 'Authentication required: send Authorization: Bearer <token> (get one from POST /login)', {
       'WWW-Authenticate': 'Bearer realm="mock-server"',
     }),
+  /** 401 1401: --shared, and a request that touches an application's state came without a token bound to it. */
+  sharedNeedsToken: (application: string) =>
+    new ApiError(
+      401,
+      '1401',
+      `This sandbox is shared: acting for application "${clip(application)}" needs its access token: Authorization: Bearer <token> from POST /login, with the client_id and client_secret its operator registered for you`,
+      { 'WWW-Authenticate': 'Bearer realm="mock-server"' },
+    ),
   /** 403 0: the token lacks a scope the operation needs (callers with a documented status pass their own). */
   missingScope: (scope: string) => new ApiError(403, '0', `The access token lacks the "${scope}" scope`),
   /** 409 0: the order-item lifecycle (INTERFACE.md section 3) forbids this move. */
@@ -144,20 +152,33 @@ export const errors = {
   payloadTooLarge: () => new ApiError(413, '0', 'Request body is too large'),
   unsupportedMediaType: (type: string) =>
     new ApiError(415, '0', `Unsupported Content-Type "${clip(type)}": send application/json`),
-  /** 401 1401: the control API was started with --admin-token and the request lacks it (or sent another). */
-  adminToken: (sent: boolean) =>
+  /** 401 1401: the control API was started with --admin-token and the request lacks it (or sent another; `why`: a partner token's own refusal, an expired one's). */
+  adminToken: (sent: boolean, why?: string) =>
     new ApiError(
       401,
       '1401',
-      `${sent ? "The token sent is neither this server's admin token nor a live partner token" : 'The control API needs the admin token'}: send Authorization: Bearer <admin token> (the server's --admin-token or MOCK_SERVER_ADMIN_TOKEN), or a partner's access token from POST /login for its own application`,
+      why ?? `${sent ? "The token sent is neither this server's admin token nor a live partner token" : 'The control API needs the admin token'}: send Authorization: Bearer <admin token> (the server's --admin-token or MOCK_SERVER_ADMIN_TOKEN), or a partner's access token from POST /login for its own application`,
       { 'WWW-Authenticate': `Bearer realm="mock-server-admin"${sent ? ', error="invalid_token"' : ''}` },
     ),
-  /** 429: a shared sandbox's request rate of one application (--rate-limit) was used up. */
-  rateLimited: (application: string, perSecond: number, retryAfterS: number) =>
+  /**
+   * 429: a shared sandbox's request rate (--rate-limit) was used up: an application's (its token's
+   * requests), or a source address's (its requests without a token).
+   */
+  rateLimited: (who: { application: string } | { address: string }, perSecond: number, retryAfterS: number) =>
     new ApiError(
       429,
       '0',
-      `Application "${clip(application)}" sent more than ${perSecond} requests in a second, the limit per application of this shared sandbox: retry after ${retryAfterS} s`,
+      'application' in who
+        ? `Application "${clip(who.application)}" sent more than ${perSecond} requests in a second, the limit per application of this shared sandbox: retry after ${retryAfterS} s`
+        : `Address ${clip(who.address)} sent more than ${perSecond} requests without a token in a second, the limit per address of this shared sandbox (a token's requests count for its application alone): retry after ${retryAfterS} s`,
+      { 'Retry-After': String(retryAfterS) },
+    ),
+  /** 429: a source address failed to authenticate too often (src/auth/failures.ts); its credentials are not looked at. */
+  tooManyFailures: (address: string, burst: number, retryAfterS: number) =>
+    new ApiError(
+      429,
+      '0',
+      `Address ${clip(address)} sent ${burst} wrong credentials (tokens, client secrets) within a minute: none it sends is checked for ${retryAfterS} s more`,
       { 'Retry-After': String(retryAfterS) },
     ),
   /**
@@ -165,12 +186,15 @@ export const errors = {
    * the request is well-formed and would be taken once the list has room, which the message says how to make.
    */
   atCapacity: (message: string) => new ApiError(409, '0', message),
-  /** 429: a shared sandbox's application keeps as many records as it may (--state-limit). */
-  stateFull: (application: string, records: number, max: number) =>
+  /**
+   * 429: a shared sandbox's application keeps as many records as it may (--state-limit), after its
+   * carts never ordered and its expired tokens were let go: `kept` says what is left, by kind.
+   */
+  stateFull: (application: string, kept: string, max: number) =>
     new ApiError(
       429,
       '0',
-      `Application "${clip(application)}" keeps ${records} records (carts, orders, deliveries, scenario runs, tokens); this shared sandbox keeps at most ${max} per application: POST /__admin/reset with its application (a partner's own token may) starts it afresh`,
+      `Application "${clip(application, 32)}" is full: ${kept} (at most ${max}; unordered carts and expired tokens went first). POST /__admin/reset of it starts afresh, orders included`,
       { 'Retry-After': '3600' },
     ),
   /** 403: a partner's token on a server-wide control operation (a full reset, the server clock, partner registration, …). */

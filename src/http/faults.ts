@@ -109,10 +109,14 @@ const earlier = (a: Fault | undefined, b: Fault | undefined) => (a && (!b || a.i
  */
 class StoredFaults implements Faults {
   readonly #indexes = new Map<string, { rev: number; index: FaultIndex<Fault> }>();
+  /** How many faults are stored under a key at a revision, as this instance's last arming left them: counting 10,000 keys at each arming made arming them all quadratic. */
+  readonly #counts = new Map<string, { rev: number; n: number }>();
 
   constructor(private readonly store: Store) {
     // A reset drops the state, and with it the faults: their revision starts again from 0.
-    store.onReset((application) => (application === null ? this.#indexes.clear() : this.#indexes.delete(application)));
+    store.onReset((application) => {
+      for (const m of [this.#indexes, this.#counts]) void (application === null ? m.clear() : m.delete(application));
+    });
   }
 
   /** The faults stored under `key` ('' the server-wide ones), and their revision. */
@@ -149,11 +153,11 @@ class StoredFaults implements Faults {
    * place: the server's state is copied shallowly), and says whether the armed set changed, which
    * moves the revision (a count going down does not).
    */
-  async #change(key: string, fn: (faults: Record<string, Fault>) => boolean): Promise<void> {
-    if (key !== '') return this.store.update(key, (t) => void (fn(t.faults) && t.faults_rev++));
+  async #change(key: string, fn: (faults: Record<string, Fault>, rev: number) => boolean): Promise<void> {
+    if (key !== '') return this.store.update(key, (t) => void (fn(t.faults, t.faults_rev) && t.faults_rev++));
     return this.store.updateServer((s) => {
       const faults = { ...s.faults };
-      if (fn(faults)) s.faults_rev = (s.faults_rev ?? 0) + 1;
+      if (fn(faults, s.faults_rev ?? 0)) s.faults_rev = (s.faults_rev ?? 0) + 1;
       s.faults = faults;
     });
   }
@@ -162,20 +166,27 @@ class StoredFaults implements Faults {
     const checked = checkedFault(f);
     const key = checked.application ?? '';
     const cap = key === '' ? MAX_SERVER_FAULTS : MAX_FAULTS;
-    const full = (faults: Readonly<Record<string, Fault>>) => {
-      if (Object.keys(faults).length < cap) return;
+    const full = (faults: Readonly<Record<string, Fault>>, rev: number) => {
+      const counted = this.#counts.get(key);
+      const n = counted?.rev === rev ? counted.n : Object.keys(faults).length;
+      if (n < cap) return n;
       const whose = key === '' ? 'server-wide faults' : `faults of application "${clip(key)}"`;
       throw errors.atCapacity(`${cap} ${whose} are armed, the most there can be: DELETE /__admin/faults disarms them`);
     };
     // Checked before an id is taken (a refused fault uses up none), and again in the write (arming at once).
-    full(this.#stored(key).faults);
+    const stored = this.#stored(key);
+    full(stored.faults, stored.rev);
     let id = 0;
     await this.store.updateServer((s) => void (id = s.fault_seq = (s.fault_seq ?? 0) + 1));
     const fault = { ...checked, id };
-    await this.#change(key, (faults) => {
-      full(faults);
+    await this.#change(key, (faults, rev) => {
+      // Revisions count the writes of the armed set, each under the lock: rev + 1 is this write's.
+      this.#counts.set(key, { rev: rev + 1, n: full(faults, rev) + 1 });
       faults[id] = copy(fault);
       return true;
+    }).catch((e: unknown) => {
+      this.#counts.delete(key);
+      throw e;
     });
     return fault;
   }

@@ -1,4 +1,3 @@
-import { hashToken } from '../auth/tokens.js';
 import type { Store } from '../store/index.js';
 import { AppBook, BoundedSet, type Noted, type Paid, type RawExample } from './book.js';
 import type { ErrorPath, Step } from './findings.js';
@@ -166,7 +165,10 @@ export class ReportBooks {
   #save(application: string): Promise<void> {
     this.#dirty.delete(application);
     const book = this.#books.get(application);
-    if (!book || !this.store.applications().includes(application)) return Promise.resolve();
+    // An application without state reads as the store's one frozen empty tenant: telling it apart
+    // costs nothing, where listing the applications cost O(applications) for each book saved (a
+    // book is saved when another application's request takes its place: 25 ms a request at 20,000).
+    if (!book || Object.isFrozen(this.store.tenant(application))) return Promise.resolve();
     if (this.#shared) return this.#saveShare(application, book);
     return this.store.update(application, (t) => save(book, t.report)).catch((e: Error) => this.warn(`The integration report of ${application} was not saved: ${e.message}`));
   }
@@ -206,13 +208,4 @@ export class ReportBooks {
     const orders = this.store.tenant(application).orders as Readonly<Record<string, { paid?: boolean } | undefined>>;
     return (order) => orders[order]?.paid === true;
   }
-}
-
-/** The application a still valid token was issued to (a rare path: requests without an application header). */
-export function tokenOwner(store: Store, token: string, now: number): string | undefined {
-  const key = hashToken(token);
-  return store.applications().find((a) => {
-    const record = store.tenant(a).tokens[key];
-    return record !== undefined && Date.parse(record.expiresAt) > now;
-  });
 }

@@ -6,7 +6,7 @@ import { TOKEN_LIFETIME_S } from '../auth/tokens.js';
 import { isPartnerUrl } from '../admin/journal.js';
 import type { Order } from '../booking/records.js';
 import { AppBook, type Answer, type RawExample, type Report } from './book.js';
-import { ReportBooks, tokenOwner, UNATTRIBUTED } from './books.js';
+import { ReportBooks, UNATTRIBUTED } from './books.js';
 import { BOOKING_OPS, bookingRules } from './booking-rules.js';
 import { fieldChecks, schemaFields, type Fields } from './fields.js';
 import { LISTING, STEP_OF, type FindingId, type Step } from './findings.js';
@@ -85,7 +85,8 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
     const value = (Array.isArray(header) ? header[0] : header)?.trim();
     if (value) return value;
     const token = BEARER.exec(request.headers.authorization ?? '')?.[1];
-    return (token && tokenOwner(app.store, token, now().getTime())) || UNATTRIBUTED;
+    const holder = token ? app.tokenHolder(token) : undefined;
+    return holder && 'application' in holder ? holder.application : UNATTRIBUTED;
   };
 
   const observe = (request: FastifyRequest, reply: FastifyReply) => {

@@ -150,7 +150,7 @@ export interface ServerState {
   faults?: Record<string, FaultRecord>;
   /** As Tenant.faults_rev, for these. */
   faults_rev?: number;
-  /** The Ed25519 key certificates are signed with (src/certification/signing.ts), made at the first start. */
+  /** The Ed25519 key certificates are signed with (src/certification/signing.ts), made when first needed. */
   certificate_key?: { pkcs8: string };
 }
 

@@ -37,7 +37,7 @@ export interface Store {
   /** The write-ahead log beside the state file, or null for memory. */
   readonly logLocation: string | null;
   readonly stats: Readonly<StoreStats>;
-  /** A tenant to read (empty when the application has no state). Do not mutate: use update(). */
+  /** A tenant to read (empty and frozen when the application has no state). Do not mutate: use update(). */
   tenant(application: string): Readonly<Tenant>;
   /** Applications that have state. */
   applications(): string[];

@@ -5,25 +5,13 @@
 // request opens on its headers and bodies (secrets masked). Screenshots of each view go to
 // .tap/dashboard/ (test artefacts, not committed).
 import t from 'tap';
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import puppeteer, { type Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { buildTestApp } from '../helper.js';
 import { bookOverHttp } from '../book-order.js';
+import { openPage, sees, shots } from '../browser.js';
 import { startReceiver } from '../webhooks/receiver.js';
-import { packageRoot } from '../../src/paths.js';
 
-const chromium = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
-const shots = join(packageRoot, '.tap', 'dashboard');
-
-/** Waits until the page's visible text matches, or fails naming what was expected. */
-async function sees(page: Page, pattern: RegExp, within = 'main') {
-  try {
-    await page.waitForFunction((source: string, flags: string, sel: string) => new RegExp(source, flags).test(document.querySelector(sel)?.textContent ?? ''), { timeout: 10_000 }, pattern.source, pattern.flags, within);
-  } catch {
-    throw new Error(`the page never showed ${pattern} in ${within}; it shows: ${await page.$eval(within, (e) => e.textContent?.slice(0, 600))}`);
-  }
-}
 
 async function view(page: Page, name: string) {
   const [tab] = await page.$$(`xpath/.//nav/button[text()="${name}"]`);
@@ -40,11 +28,9 @@ async function click(page: Page, scope: string, text: string) {
 }
 
 t.test('a tester drives the sandbox from the dashboard', { timeout: 120_000 }, async (t) => {
-  if (!chromium) {
-    t.fail('Chromium is needed for the dashboard browser test: apt-get install chromium (or set CHROMIUM_PATH); .ci/run installs it');
-    return;
-  }
-  mkdirSync(shots, { recursive: true });
+  const opened = await openPage(t);
+  if (!opened) return;
+  const { page, errors: pageErrors } = opened;
   let answer = 200;
   const receiver = await startReceiver(() => answer);
   t.teardown(receiver.close);
@@ -56,12 +42,6 @@ t.test('a tester drives the sandbox from the dashboard', { timeout: 120_000 }, a
     fetch(`${origin}/__admin${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   await control('PUT', '/webhooks/config', { application: 'ui-shop', url: receiver.url, secret: 'ui-signing-secret' });
 
-  const browser = await puppeteer.launch({ executablePath: chromium, args: ['--no-sandbox', '--headless=new'] });
-  t.teardown(() => browser.close());
-  const page = await browser.newPage();
-  await page.setViewport({ width: 1280, height: 800 });
-  const pageErrors: string[] = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
   await page.goto(`${origin}/__admin/ui/`);
   await sees(page, /live/, 'header');
 
@@ -192,18 +172,13 @@ t.test('a tester drives the sandbox from the dashboard', { timeout: 120_000 }, a
 });
 
 t.test('with --admin-token: the page asks for the token once, then everything works, live', { timeout: 60_000 }, async (t) => {
-  if (!chromium) {
-    t.fail('Chromium is needed for the dashboard browser test: apt-get install chromium (or set CHROMIUM_PATH); .ci/run installs it');
-    return;
-  }
+  const opened = await openPage(t);
+  if (!opened) return;
+  const { page } = opened;
   const app = await buildTestApp({ config: { adminToken: 'ui-secret' } });
   await app.listen({ port: 0, host: '127.0.0.1' });
   t.teardown(() => app.close());
   const origin = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-  const browser = await puppeteer.launch({ executablePath: chromium, args: ['--no-sandbox', '--headless=new'] });
-  t.teardown(() => browser.close());
-  const page = await browser.newPage();
-  await page.setViewport({ width: 1280, height: 800 });
   await page.goto(`${origin}/__admin/ui/`);
   await page.waitForSelector('form.token input[type=password]', { timeout: 10_000 });
   await page.type('form.token input[type=password]', 'wrong');
@@ -222,7 +197,7 @@ t.test('with --admin-token: the page asks for the token once, then everything wo
   await bookOverHttp(`${origin}/api/v3`, 'partner-shop');
   const login = await fetch(`${origin}/api/v3/login`, { method: 'POST', headers: { 'x-service-application': 'partner-shop', 'content-type': 'application/json' }, body: JSON.stringify({ client_id: 'sandbox-client', client_secret: 'sandbox-secret', grant_type: 'client_credentials' }) });
   const partnerToken = ((await login.json()) as { access_token: string }).access_token;
-  const other = await browser.newPage();
+  const other = await page.browser().newPage();
   await other.goto(`${origin}/__admin/ui/#Orders`);
   await other.waitForSelector('form.token input[type=password]', { timeout: 10_000 });
   await other.type('form.token input[type=password]', partnerToken);

@@ -2,11 +2,9 @@
 // stopped" instead of "live", and is live again once a server answers on the same
 // address. The browser's own EventSource retries end at the first refused connection.
 import t from 'tap';
-import { existsSync } from 'node:fs';
-import puppeteer, { type Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
+import { openPage } from '../browser.js';
 import { buildTestApp } from '../helper.js';
-
-const chromium = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
 
 const badge = (page: Page) => page.$eval('header .live', (e) => e.textContent);
 async function shows(page: Page, text: string) {
@@ -18,16 +16,12 @@ async function shows(page: Page, text: string) {
 }
 
 t.test('the page says the server stopped, then reconnects when it is back', { timeout: 60_000 }, async (t) => {
-  if (!chromium) {
-    t.fail('Chromium is needed for the dashboard browser test: apt-get install chromium (or set CHROMIUM_PATH); .ci/run installs it');
-    return;
-  }
+  const opened = await openPage(t);
+  if (!opened) return;
+  const { page } = opened;
   const first = await buildTestApp();
   await first.listen({ port: 0, host: '127.0.0.1' });
   const port = (first.server.address() as { port: number }).port;
-  const browser = await puppeteer.launch({ executablePath: chromium, args: ['--no-sandbox', '--headless=new'] });
-  t.teardown(() => browser.close());
-  const page = await browser.newPage();
   await page.goto(`http://127.0.0.1:${port}/__admin/ui/#Orders`);
   await shows(page, 'live');
 

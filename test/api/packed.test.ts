@@ -12,12 +12,15 @@ import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { packageRoot } from '../../src/paths.js';
-import { childEnv, owned } from '../child.js';
+import { owned } from '../child.js';
 import { tempDir } from '../tmp.js';
 
 const execAsync = promisify(execFile);
 /** execFile, for a command that dies with the test process (its own children end with their work). */
-const exec = (file: string, args: string[], options: ExecFileOptions = {}) => execAsync(...owned(file, args), { ...options, env: childEnv(options.env), encoding: 'utf8' });
+const exec = (file: string, args: string[], options: ExecFileOptions = {}) => {
+  const [command, argv, env] = owned(file, args, options.env);
+  return execAsync(command, argv, { ...options, env, encoding: 'utf8' });
+};
 const NAME = 'partner-booking-mock-server';
 /** The consumer's files import the package by its name, written in where they say PACKAGE. */
 const byName = (source: string) => source.replaceAll('from PACKAGE;', `from ${JSON.stringify(NAME)};`);

@@ -16,7 +16,8 @@ t.test('POST /login issues a bearer token with the client scopes', async (t) => 
   const res = await app.inject({ method: 'POST', url: LOGIN, headers: H, payload: SANDBOX });
   t.equal(res.statusCode, 200, res.body);
   const body = res.json();
-  t.match(body, { access_token: /^[A-Za-z0-9_-]{43}$/, expires_in: 3600, token_type: 'bearer' });
+  t.match(body, { access_token: /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/, expires_in: 3600, token_type: 'bearer' });
+  t.equal(Buffer.from(body.access_token.split('.')[0], 'base64url').toString(), APP, 'the token names its application, where it is looked up');
   t.same(body.scope.split(' ').sort(), ['comment', 'no-payment', 'order-item-cancellation']);
   t.equal(res.headers['cache-control'], 'no-store');
   t.notOk(res.headers.deprecation, 'POST is not deprecated');

@@ -77,7 +77,7 @@ t.test('--shared turns the sandbox-client off; without it the sandbox-client log
   const refused = await login(shared, 'anything', 'sandbox-client', 'sandbox-secret');
   t.equal(refused.statusCode, 401);
   t.match(refused.json().message, /shared.*registered/);
-  t.equal((await login(shared, 'anything', 'limited-client', 'limited-secret')).statusCode, 200, 'fixture clients stay: they are the operator’s own');
+  t.equal((await login(shared, 'anything', 'limited-client', 'limited-secret')).statusCode, 401, 'nor the built-in fixture clients (test/auth/shared.test.ts has the rest)');
 });
 
 t.test('POST /__admin/clients refuses bad input with 400 {code, message}', async (t) => {
@@ -88,6 +88,17 @@ t.test('POST /__admin/clients refuses bad input with 400 {code, message}', async
     t.equal(res.statusCode, 400, JSON.stringify(payload));
     t.same(Object.keys(res.json()).sort(), ['code', 'message']);
   }
+  for (const [applications, why] of [
+    ['*', /must be an array of application names, e.g. \["acme-shop"\], got "\*"/],
+    ['acme-shop', /must be an array of application names/],
+    [{ '*': true }, /must be an array of application names/],
+    [['acme-shop', '*'], /"\*" is no wildcard here/],
+  ] as const) {
+    const res = await app.inject({ method: 'POST', url: '/__admin/clients', payload: { applications, scopes: [] } });
+    t.equal(res.statusCode, 400, `applications ${JSON.stringify(applications)}: 400, not a wildcard stored as ["*"]`);
+    t.match(res.json().message, why);
+  }
+  t.same((await app.inject({ url: '/__admin/clients' })).json(), { clients: [] }, 'nothing was registered');
 });
 
 t.test('--shared needs --admin-token; the banner says which mode is on', async (t) => {

@@ -1,12 +1,12 @@
 // `mock-server certify` as a real process: it starts a run, prints the checklist as it changes, and
 // writes the certificate when a correct integration passed it (exit 0); stopped (Ctrl-C) or out of
 // time it prints what is missing and ends the run (exit 1); nothing at --url is exit 2.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { systemClock } from '../../src/clock.js';
+import { spawnOwned } from '../child.js';
 import { bin, run as cli } from '../cli-process.js';
 import { buildTestApp } from '../helper.js';
 import { playRun, receiver, until } from './client.js';
@@ -22,11 +22,10 @@ async function sandbox(): Promise<{ app: FastifyInstance; origin: string }> {
 
 /** The CLI running, its output so far, and its exit code once it ends; killed with the test. */
 function certify(args: string[]) {
-  const child = spawn(process.execPath, [bin, 'certify', ...args], { env: { PATH: process.env.PATH } });
-  t.teardown(() => void child.kill());
+  const child = spawnOwned(process.execPath, [bin, 'certify', ...args], { env: { PATH: process.env.PATH } });
   let stdout = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stdout += d));
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stdout += d));
   const exited = new Promise<number | null>((r) => child.on('exit', r));
   return { child, out: () => stdout, exited };
 }
@@ -63,6 +62,9 @@ t.test('certify: out of time or stopped, what is missing, the run ended', async 
 
   const stopped = certify(['--application', 'stopped', '--url', origin]);
   await runOf(app, 'stopped');
+  // The checklist is printed in the same turn as the CLI takes SIGINT: a signal sent before it (the
+  // run exists as soon as the server answers) would find Node's default, exit by the signal.
+  await until('the checklist', () => /Certifying application stopped/.test(stopped.out()));
   stopped.child.kill('SIGINT');
   t.equal(await stopped.exited, 1);
   t.match(stopped.out(), /NOT CERTIFIED \(stopped\): 0 of 15 requirements passed; missing:\n {2}login \(pending\): /);

@@ -2,32 +2,21 @@
 // starts a run for an application, watches its checklist fill in live while the integration plays
 // it, answers a question in the form, and opens the certificate once every requirement passed.
 // A screenshot goes to .tap/dashboard/certification.png (a test artefact, not committed).
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import puppeteer, { type Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import t from 'tap';
 import { systemClock } from '../../src/clock.js';
-import { packageRoot } from '../../src/paths.js';
+import { openPage, sees as seesWithin, shots } from '../browser.js';
 import { buildTestApp } from '../helper.js';
 import { playRun, receiver, SECRET, until } from './client.js';
 
-const chromium = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
-const shots = join(packageRoot, '.tap', 'dashboard');
-
-async function sees(page: Page, pattern: RegExp, within = 'main') {
-  try {
-    await page.waitForFunction((source: string, flags: string, sel: string) => new RegExp(source, flags).test(document.querySelector(sel)?.textContent ?? ''), { timeout: 60_000 }, pattern.source, pattern.flags, within);
-  } catch {
-    throw new Error(`the page never showed ${pattern} in ${within}; it shows: ${await page.$eval(within, (e) => e.textContent?.slice(0, 600))}`);
-  }
-}
+// The run plays fifteen integrations' worth of requests: a loaded machine takes a while.
+const sees = (page: Page, pattern: RegExp, within = 'main') => seesWithin(page, pattern, within, 60_000);
 
 t.test('a tester runs a certification from the dashboard', { timeout: 180_000 }, async (t) => {
-  if (!chromium) {
-    t.fail('Chromium is needed for the dashboard browser test: apt-get install chromium (or set CHROMIUM_PATH)');
-    return;
-  }
-  mkdirSync(shots, { recursive: true });
+  const opened = await openPage(t);
+  if (!opened) return;
+  const { page, errors: pageErrors } = opened;
   const app = await buildTestApp({ clock: systemClock() });
   await app.listen({ port: 0, host: '127.0.0.1' });
   t.teardown(() => app.close());
@@ -37,12 +26,6 @@ t.test('a tester runs a certification from the dashboard', { timeout: 180_000 },
   // The receiver makes the application one the page can choose.
   await app.inject({ method: 'PUT', url: '/__admin/webhooks/config', payload: { application: 'ui-cert', url: hook.url, secret: SECRET } });
 
-  const browser = await puppeteer.launch({ executablePath: chromium, args: ['--no-sandbox', '--headless=new'] });
-  t.teardown(() => browser.close());
-  const page = await browser.newPage();
-  await page.setViewport({ width: 1280, height: 800 });
-  const pageErrors: string[] = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
   await page.goto(`${origin}/__admin/ui/#Certification`);
   await sees(page, /live/, 'header');
   await sees(page, /Choose an application above/);

@@ -1,4 +1,4 @@
-// The sandbox's signing key: made at the first start and kept with the state (memory, the state file
+// The sandbox's signing key: made when first needed and kept with the state (memory, the state file
 // across a restart, PostgreSQL across instances), or supplied with --certificate-key, whose key set
 // keeps the stored key beside it; a file that is no Ed25519 key stops the start with one line.
 import { generateKeyPairSync } from 'node:crypto';

@@ -44,7 +44,7 @@ t.test('report: text, json, junit, markdown; exit 1 at the threshold, 2 for bad 
     [['report', '--url', `http://127.0.0.1:${await deadPort()}`], /nothing answers at http:\/\/127\.0\.0\.1:\d+/],
     [['report', '--url', server.origin, '--format', 'xml'], /--format: "xml" is not one of text, json, junit, markdown/],
     [['report', '--url', server.origin, '--fail-on', 'sometimes'], /--fail-on: "sometimes" is not one of error, warning, never/],
-    [['--application', 'x'], /--application goes with the report and drift commands/],
+    [['--application', 'x'], /--application goes with the report, drift and certify commands/],
   ] as const) {
     const r = await run([...args]);
     t.equal(r.code, 2, args.join(' '));

@@ -44,10 +44,11 @@ async function bookAndMove(t: Test, s: Started, application: string): Promise<st
 t.test('kill -9 of the instance whose receiver holds the attempt: the other sends it once the lease runs out', async (t) => {
   const rx = await receiver(t, (_r, i) => (i === 0 ? 'hang' : 200));
   const db = await server.createDatabase('killed_mid_attempt');
-  const a = await instance(t, db, rx.url);
+  // Both run before the move: a's attempt times out after 5 s, so the kill must come sooner than
+  // that after it went out (a start of b in between took longer than that on a loaded machine).
+  const [a, b] = [await instance(t, db, rx.url), await instance(t, db, rx.url)];
   const item = await bookAndMove(t, a, 'crash');
   t.ok(await until(() => rx.received.length === 1), 'a sent the webhook; the receiver holds the attempt');
-  const b = await instance(t, db, rx.url);
   await new Promise((r) => setTimeout(r, 2 * LEASE_MS));
   t.equal(rx.received.length, 1, 'b leaves it alone while a lives and renews its lease');
   a.child.kill('SIGKILL');
