@@ -203,11 +203,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       // Registered before auth, so that /login is limited too; its hooks run from preParsing on, after
       // auth's onRequest has said which application a request is charged to.
       if (config.shared) await api.register(applicationLimits, { perSecond: config.rateLimit, stateRecords: config.stateLimit });
-      await api.register(faultHook, { basePath: config.basePath });
       // Between the headers (which name the application) and auth (whose token check reads its state).
       const sync = syncApplicationHook(app.store);
       if (sync) api.addHook('onRequest', sync);
       await api.register(authRoutes);
+      // After auth: a fault never hides the real API's own errors (a missing header, a bad token), and
+      // in a shared sandbox it knows whether the request may use the application's faults.
+      await api.register(faultHook, { basePath: config.basePath });
       await api.register(activityBodies);
       await api.register(catalogRoutes);
       await api.register(bookingRoutes);

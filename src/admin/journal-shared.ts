@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { SharedJournal } from '../store/index.js';
+import { attributedApplication } from '../http/service-headers.js';
 import { redactUrl } from '../redact.js';
 import { capture, show, type JournalDetail, type JournalEntry } from './journal-detail.js';
 
@@ -30,7 +31,7 @@ export function sharedJournal(app: FastifyInstance, shared: SharedJournal, isPar
         path: redactUrl(request.url),
         status: reply.statusCode,
         duration_ms: reply.elapsedTime,
-        application: request.service?.application ?? null,
+        application: attributedApplication(request, reply),
         req_id: String(request.id),
         detail: () => show(exchange),
       });

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { errorResponses, errors } from '../http/errors.js';
+import { attributedApplication } from '../http/service-headers.js';
 import { ApplicationQuery } from './docs.js';
 import { Type, type Static } from 'typebox';
 import { BODY_CAP, capture, KEEP_DETAILS, show, type Captured, type JournalEntry } from './journal-detail.js';
@@ -67,7 +68,7 @@ async function journalPlugin(app: FastifyInstance, opts: { basePath: string }) {
   let seq = 0;
   app.addHook('onResponse', (request, reply, done) => {
     if (isPartnerUrl(request.url, opts.basePath)) {
-      const application = request.service?.application ?? null;
+      const application = attributedApplication(request, reply);
       const key = application ?? '';
       const list = byApp.get(key) ?? [];
       const entry: Recorded = { id: ++seq, at: app.clock.now().getTime(), method: request.method, path: redactUrl(request.url), status: reply.statusCode, elapsed: reply.elapsedTime, application, req_id: String(request.id), exchange: null };

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { isPartnerUrl } from '../admin/journal.js';
 import { clip, errors } from '../http/errors.js';
-import { headerNames } from '../http/service-headers.js';
+import { attributedApplication, headerNames } from '../http/service-headers.js';
 import type { Tenant } from '../store/index.js';
 import { gatherFacts } from './facts.js';
 import { judge, missing } from './judge.js';
@@ -132,8 +132,8 @@ async function certificationPlugin(app: FastifyInstance, opts: { keyFile: string
   };
 
   // The headers of each partner request of an application while it has a run: the report does not count them.
-  app.addHook('onResponse', (request, _reply, done) => {
-    const application = request.service?.application;
+  app.addHook('onResponse', (request, reply, done) => {
+    const application = attributedApplication(request, reply);
     if (application && isPartnerUrl(request.url, app.config.basePath)) {
       const run = runningOf(app.store.tenant(application));
       if (run) {

@@ -240,7 +240,8 @@ export default fp(faultsPlugin, { name: 'faults', dependencies: ['store'], fasti
 
 /**
  * Applies armed faults and the Prefer header to the partner routes. Registered after the header
- * rules, so a missing application header is still 2271: a fault never hides the real API's own errors.
+ * rules and auth (src/app.ts), so a missing application header is still 2271 and a bad token 401: a
+ * fault never hides the real API's own errors.
  */
 declare module 'fastify' {
   interface FastifyRequest {
@@ -260,7 +261,10 @@ async function faultHookPlugin(app: FastifyInstance, opts: { basePath: string })
   const apply = async (request: FastifyRequest, reply: FastifyReply, prefer: string | string[] | undefined): Promise<boolean> => {
     const path = (request.url.split('?')[0] ?? '').replace(/\/+$/, '') || '/';
     const relative = opts.basePath !== '/' && path.startsWith(opts.basePath) ? path.slice(opts.basePath.length) || '/' : path;
-    const fault = await app.faults.take(request.service.application, request.method, [relative, path]);
+    // In a shared sandbox only a request with the application's token may use its faults (a stranger
+    // naming it would use them up); the server-wide ones answer anyone.
+    const { application, partner } = request.service;
+    const fault = await app.faults.take(partner || !app.config.shared ? application : '', request.method, [relative, path]);
     if (fault) {
       if (fault.delay_ms) await sleep(fault.delay_ms);
       const whose = fault.application === null ? '' : ` of application "${clip(fault.application)}"`;

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from './errors.js';
 import { resolveLocale, type ResolvedLocale } from './locale.js';
 
@@ -30,6 +30,20 @@ export interface ServiceHeadersOptions {
   currencies: readonly string[];
   /** Market slug -> its default currency. */
   markets: ReadonlyMap<string, string>;
+}
+
+/**
+ * The application a partner request counts for in the journal, the integration report and a
+ * certification run: the one it named. In a shared sandbox (--shared) anyone may name any application,
+ * so a request counts for it only with a token bound to it (or the operator's), or as a login or
+ * refresh that its credentials got answered: a stranger's requests, refused or not, leave nothing in
+ * another partner's journal, report or evidence.
+ */
+export function attributedApplication(request: FastifyRequest, reply: FastifyReply): string | null {
+  const s = request.service as ServiceContext | undefined;
+  if (!s) return null;
+  const credentials = request.routeOptions.config.ignoreBearer === true && reply.statusCode < 400;
+  return s.partner || credentials || !request.server.config.shared ? s.application : null;
 }
 
 declare module 'fastify' {

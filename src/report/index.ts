@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clip } from '../http/errors.js';
-import { headerNames } from '../http/service-headers.js';
+import { attributedApplication, headerNames } from '../http/service-headers.js';
 import { TOKEN_LIFETIME_S } from '../auth/tokens.js';
 import { isPartnerUrl } from '../admin/journal.js';
 import type { Order } from '../booking/records.js';
@@ -81,7 +81,8 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
 
   /** The application of a request: its header, else the one its valid token was issued to, else the unattributed entry. */
   const applicationOf = (request: FastifyRequest): string => {
-    const header = request.headers[names.application];
+    // In a shared sandbox a name alone does not count (attributedApplication says why).
+    const header = app.config.shared ? undefined : request.headers[names.application];
     const value = (Array.isArray(header) ? header[0] : header)?.trim();
     if (value) return value;
     const token = BEARER.exec(request.headers.authorization ?? '')?.[1];
@@ -97,7 +98,7 @@ async function reportPlugin(app: FastifyInstance, opts: { basePath: string; head
       return;
     }
     if (!isPartnerUrl(request.url, opts.basePath)) return;
-    const application = request.service?.application ?? applicationOf(request);
+    const application = (request.service ? attributedApplication(request, reply) : null) ?? applicationOf(request);
     // Every request passes here: what does not depend on it is computed once per route, the
     // example of a finding only when there is one, the time only when something needs it.
     let atDate: Date | undefined;

@@ -61,6 +61,39 @@ t.test('the header alone neither creates carts nor reads orders of an applicatio
   t.equal((await as(app, 'victim-shop', `${ADMIN}x`)('GET', `/orders/${order.uuid}`)).statusCode, 401, 'a token that is not quite the admin token is a 401');
 });
 
+t.test("a stranger's requests, refused or not, leave nothing in another application's journal or report", async (t) => {
+  const app = await buildTestApp({ config: { shared: true, adminToken: ADMIN } });
+  t.teardown(() => app.close());
+  const token = await tokenFor(app, 'victim-shop');
+  const victim = as(app, 'victim-shop', token);
+  t.equal((await victim('POST', '/carts')).statusCode, 200);
+  const seen = async () => ({
+    journal: (await app.inject({ url: '/__admin/requests?application=victim-shop', headers: { authorization: `Bearer ${ADMIN}` } })).json().requests.length as number,
+    report: (await app.inject({ url: '/__admin/report?application=victim-shop', headers: { authorization: `Bearer ${ADMIN}` } })).json().requests as number,
+  });
+  const before = await seen();
+  t.ok(before.journal >= 2 && before.report >= 2, `the partner's own login and cart count (${JSON.stringify(before)})`);
+
+  const stranger = as(app, 'victim-shop');
+  t.equal((await stranger('POST', '/carts')).statusCode, 401);
+  t.equal((await stranger('GET', '/activities?limit=1')).statusCode, 200, 'an open catalog read');
+  t.equal((await as(app, 'victim-shop', 'guessed')('GET', '/carts/x')).statusCode, 401, 'a guessed token');
+  t.same(await seen(), before, 'neither the refused requests nor the anonymous read count for the named application');
+
+  t.equal((await victim('GET', '/activities?limit=1')).statusCode, 200);
+  t.same(await seen(), { journal: before.journal + 1, report: before.report + 1 }, "the partner's own request with its token counts");
+
+  // Its faults are its own too: a stranger neither uses them up nor gets them instead of a 401.
+  for (const path of ['/activities', '/carts']) {
+    const armed = await app.inject({ method: 'POST', url: '/__admin/faults', headers: { authorization: `Bearer ${ADMIN}` }, payload: { method: path === '/carts' ? 'POST' : 'GET', path, status: 503, times: 1, application: 'victim-shop' } });
+    t.equal(armed.statusCode, 201);
+  }
+  t.equal((await stranger('GET', '/activities')).statusCode, 200, "a stranger's catalog read does not use up the partner's fault");
+  t.equal((await stranger('POST', '/carts')).statusCode, 401, 'a fault never hides the 401');
+  t.equal((await victim('GET', '/activities')).statusCode, 503, 'the partner gets its fault');
+  t.equal((await victim('POST', '/carts')).statusCode, 503);
+});
+
 t.test('without --shared a laptop sandbox stays open: the header names the application, no token needed', async (t) => {
   for (const config of [{}, { adminToken: ADMIN }]) {
     const app = await buildTestApp({ config });
