@@ -6,6 +6,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
 import { start } from './cli-process.js';
+import { STOP_GRACE_MS } from '../src/server.js';
 import { tempDir } from './tmp.js';
 import { until } from './until.js';
 
@@ -38,7 +39,9 @@ t.test('SIGTERM and SIGINT stop the server at once while a dashboard stream is o
     t.match(stream.text(), /event: bye\ndata: \{"reason":"the server is stopping"\}/, `${signal}: the stream's last event says the server is going away`);
     t.equal(await exited, 0, `${signal}: exit 0`);
     const took = Date.now() - signalledAt;
-    t.ok(took < 2000, `${signal}: exits within 2 s with a stream open (took ${took} ms)`);
+    // The stream does not hold the stop up for the grace time (a process's exit, writing its coverage
+    // on a loaded machine, took up to 2.1 s of what is left).
+    t.ok(took < STOP_GRACE_MS - 1000, `${signal}: exits well before the ${STOP_GRACE_MS} ms grace with a stream open (took ${took} ms)`);
     t.equal(stderr(), '', `${signal}: nothing on stderr`);
   }
   // The state file was released: a new server starts on it.
