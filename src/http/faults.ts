@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, clip, errors, MAX_ECHO_PATH } from './errors.js';
 import { FaultIndex } from './fault-index.js';
+import { attributedApplication } from './service-headers.js';
 import type { FaultRecord, Store } from '../store/index.js';
 
 /** A failure armed with POST /__admin/faults: the next `times` matching requests answer `status`. */
@@ -261,10 +262,9 @@ async function faultHookPlugin(app: FastifyInstance, opts: { basePath: string })
   const apply = async (request: FastifyRequest, reply: FastifyReply, prefer: string | string[] | undefined): Promise<boolean> => {
     const path = (request.url.split('?')[0] ?? '').replace(/\/+$/, '') || '/';
     const relative = opts.basePath !== '/' && path.startsWith(opts.basePath) ? path.slice(opts.basePath.length) || '/' : path;
-    // In a shared sandbox only a request with the application's token may use its faults (a stranger
-    // naming it would use them up); the server-wide ones answer anyone.
-    const { application, partner } = request.service;
-    const fault = await app.faults.take(partner || !app.config.shared ? application : '', request.method, [relative, path]);
+    // An application's faults answer only the requests that count for it (in a shared sandbox a
+    // stranger naming it would use them up); the server-wide ones answer anyone.
+    const fault = await app.faults.take(attributedApplication(request, reply) ?? '', request.method, [relative, path]);
     if (fault) {
       if (fault.delay_ms) await sleep(fault.delay_ms);
       const whose = fault.application === null ? '' : ` of application "${clip(fault.application)}"`;
