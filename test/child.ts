@@ -16,16 +16,20 @@ const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
 // environment given to spawn). Without coverage (`npm test`) they are of no use in a child, and on
 // Node before 24.13 they run in a worker thread that every module goes through: a server start took
 // 3.5 s of CPU with them, 1.5 s without. The command then goes through `env`, which sets the child's
-// NODE_OPTIONS last, without them. With coverage they stay: the CLI processes' coverage counts.
-const ENV = process.env._TAPJS_PROCESSINFO_COVERAGE_ === '0' ? ['/usr/bin/env', '/bin/env'].find((p) => existsSync(p)) : undefined;
+// NODE_OPTIONS last, without them. With coverage they stay: the CLI processes' coverage counts. A
+// command whose coverage is of no use (npm and tsc packing the package) goes without them either way:
+// under coverage, packing took over the 120 s it is given on a loaded machine.
+const ENV = ['/usr/bin/env', '/bin/env'].find((p) => existsSync(p));
+const COVERAGE = process.env._TAPJS_PROCESSINFO_COVERAGE_ !== '0';
 
 /**
  * `file args` as a command line that dies with this process (through setpriv, where there is one),
- * and the environment to start it with (childEnv of `env`).
+ * and the environment to start it with (childEnv of `env`). `covered: false` leaves tap's
+ * process-info hooks out even when the run measures coverage.
  */
-export function owned(file: string, args: string[], env: NodeJS.ProcessEnv = process.env): [string, string[], NodeJS.ProcessEnv] {
+export function owned(file: string, args: string[], env: NodeJS.ProcessEnv = process.env, { covered = COVERAGE } = {}): [string, string[], NodeJS.ProcessEnv] {
   const forChild = childEnv(env);
-  const command = ENV ? [ENV, `NODE_OPTIONS=${forChild.NODE_OPTIONS ?? ''}`, file, ...args] : [file, ...args];
+  const command = ENV && !covered ? [ENV, `NODE_OPTIONS=${forChild.NODE_OPTIONS ?? ''}`, file, ...args] : [file, ...args];
   return SETPRIV ? [SETPRIV, ['--pdeathsig', 'SIGKILL', '--', ...command], forChild] : [command[0]!, command.slice(1), forChild];
 }
 

@@ -16,9 +16,9 @@ import { owned } from '../child.js';
 import { tempDir } from '../tmp.js';
 
 const execAsync = promisify(execFile);
-/** execFile, for a command that dies with the test process (its own children end with their work). */
+/** execFile, for a command that dies with the test process (its own children end with their work); no coverage of the packed code or the tools is measured. */
 const exec = (file: string, args: string[], options: ExecFileOptions = {}) => {
-  const [command, argv, env] = owned(file, args, options.env);
+  const [command, argv, env] = owned(file, args, options.env, { covered: false });
   return execAsync(command, argv, { ...options, env, encoding: 'utf8' });
 };
 const NAME = 'partner-booking-mock-server';
