@@ -3,7 +3,7 @@ import type { DueRow } from '../types.js';
 import type { Db, Statement } from './db.js';
 import type { Writes } from './rows.js';
 
-/** What a round writes, every application's rows side by side (the arrays of SQL.write). */
+/** What a round writes, every application's rows side by side (the arrays of mock_write, sql.ts). */
 export class Batch {
   readonly apps: string[] = [];
   readonly versions: number[] = [];
@@ -38,7 +38,7 @@ export class Batch {
     }
   }
 
-  /** $1-$8 of SQL.write. */
+  /** $1-$8 of mock_write. */
   params(): unknown[] {
     return [this.apps, this.versions, ...this.#replaced, ...this.#rows];
   }

@@ -11,6 +11,8 @@ export type Statement = string | { name: string; text: string };
  */
 export class Db {
   #unreachable: { at: number; error: Error } | null = null;
+  /** The connections on which the round statements are prepared (sql.ts ROUND_STATEMENTS). */
+  readonly #prepared = new WeakSet<pg.PoolClient>();
 
   constructor(
     readonly pool: pg.Pool,
@@ -42,6 +44,20 @@ export class Db {
       if (!client) c.release(true);
       throw this.failed(e, 'did not answer');
     }
+  }
+
+  /**
+   * Prepares `statements` (SQL PREPARE texts) on `client` once in its life. A failure throws the 503
+   * and leaves the connection to be dropped by its caller.
+   */
+  async prepare(client: pg.PoolClient, statements: string): Promise<void> {
+    if (this.#prepared.has(client)) return;
+    try {
+      await client.query(statements);
+    } catch (e) {
+      throw this.failed(e, 'did not answer');
+    }
+    this.#prepared.add(client);
   }
 
   /** Several statements in one round trip (no parameters: literals escaped); the connection is dropped on failure. */

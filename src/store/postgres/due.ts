@@ -27,7 +27,9 @@ export const DUE_SQL = {
    * fencing token: the statements below that act for a claim match its token, not its owner, so an
    * instance whose lease ran out and was claimed again (it was frozen, say) changes nothing.
    */
-  claim: `with ranked as (
+  claim: {
+    name: 'mock_claim',
+    text: `with ranked as (
       select d.app, d.key, d.due_at, row_number() over (partition by d.app order by d.due_at) as turn from mock_due d
       where d.kind = $1 and d.due_at <= $2::bigint + ${LEAD} and d.due_at <= $2::bigint + ${OFFSET}
         and (d.lease_until is null or d.lease_until < clock_timestamp())
@@ -42,6 +44,7 @@ export const DUE_SQL = {
     update mock_due d set lease_owner = $4, lease_until = clock_timestamp() + $5 * interval '1 millisecond', lease_token = nextval('mock_lease')
     from c where d.app = c.app and d.kind = $1 and d.key = c.key
     returning d.app, d.key, d.lease_token`,
+  },
   /** The leases still held (their token unchanged) run on; the rows returned are those. */
   renew: `update mock_due d set lease_until = clock_timestamp() + $2 * interval '1 millisecond'
     from unnest($3::text[], $4::text[], $5::bigint[]) as h(app, key, token)
@@ -55,8 +58,8 @@ export const DUE_SQL = {
    * the leases still held ($1-$4: app, kind, key, token) are given back (and their rows locked until
    * the commit); the rows returned are those.
    */
-  giveBack: (a: string, kind: string, key: string, token: string) => `update mock_due d set lease_owner = null, lease_until = null, lease_token = null
-    from unnest(${a}, ${kind}, ${key}, ${token}) as h(app, kind, key, token)
+  giveBack: `update mock_due d set lease_owner = null, lease_until = null, lease_token = null
+    from unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) as h(app, kind, key, token)
     where d.app = h.app and d.kind = h.kind and d.key = h.key and d.lease_token = h.token
     returning d.app, d.kind, d.key`,
   releaseAll: 'update mock_due set lease_owner = null, lease_until = null, lease_token = null where lease_owner = $1',
@@ -115,7 +118,7 @@ export class PostgresDue implements DueTable {
     return { rows: rows.filter((r) => r.at !== null || !cleared.includes(r.kind)), cleared };
   }
 
-  /** The write statement's parameters for `rows` ($9-$14 of SQL.write). */
+  /** The write statement's parameters for `rows` ($9-$14 of mock_write, sql.ts). */
   params(rows: DueRow[]): unknown[][] {
     return [
       rows.map((r) => r.app),

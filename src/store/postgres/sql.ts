@@ -1,3 +1,5 @@
+import { DUE_SQL } from './due.js';
+
 /**
  * Where applications stand and what changed since a cache's version: for each of the arrays' apps
  * ($a), cached at version $v and born $b (0, 0: not cached), its tenant row and its rows newer than
@@ -22,38 +24,23 @@ const since = (a: string, v: string, b: string) => `with c as (select * from unn
     ) r on true
   ) x order by app nulls first, rv, field = ''`;
 
-/** A text[] or bigint[] literal of `values`, each escaped by `literal`. */
-export const arrayOf = (values: Array<string | number>, type: 'text' | 'bigint', literal: (s: string) => string): string =>
-  `array[${values.map((v) => (type === 'text' ? literal(String(v)) : String(Math.trunc(Number(v))))).join(',')}]::${type}[]`;
+/** A text[] or bigint[] literal of `values` (strings escaped by `literal`; null stays null). */
+export const arrayOf = (values: Array<string | number | null>, type: string, literal: (s: string) => string): string =>
+  `array[${values.map((v) => (v === null ? 'null' : type === 'text' ? literal(String(v)) : String(Math.trunc(Number(v))))).join(',')}]::${type}[]`;
 
-/** The statements the PostgreSQL store runs (tables: schema.ts). */
-export const SQL = {
-  /** since() as a prepared statement: a round that only reads (rounds.ts). */
-  check: { name: 'mock_check', text: since('$1::text[]', '$2::bigint[]', '$3::bigint[]') },
-  since,
-  /**
-   * The start of a round that writes, in one round trip: BEGIN, the applications' rows created if
-   * need be (in name order, as every instance takes them: no deadlock), then locked in name order
-   * with the version each write will have. What changed is read after the locks (since(), its own
-   * snapshot), in the same round trip.
-   */
-  lock: (apps: string) => `BEGIN;
-    insert into mock_tenants (app, version, born) select a, 0, nextval('mock_version') from unnest(${apps}) a order by a on conflict (app) do nothing returning app;
-    select app, nextval('mock_version') as next from mock_tenants where app = any(${apps}) order by app for update`,
-  /**
-   * The writes of a round, every application's in one statement: fields replaced whole tombstone
-   * their entries; rows upserted or tombstoned; each tenant's version; and the due rows of the
-   * records written (they commit together). $1 apps and $2 their new versions; $3, $4 the fields
-   * replaced whole (app, field); $5-$8 the rows (app, field, key, JSON value or null); $9-$14 due
-   * rows (app, kind, key, due time or null: the row goes, chain, rank); $15, $16 due kinds replaced
-   * whole (app, kind): their other rows go; $17 applications whose row the round created and that
-   * wrote nothing: their row goes. A due row written again keeps its lease: a write that
-   * merely read the record (update() writes what it reads) must not free work another instance is
-   * doing; the holder gives it back with its outcome (due.ts).
-   */
-  write: {
-    name: 'mock_write',
-    text: `with t as (select * from unnest($1::text[], $2::bigint[]) as t(a, v)),
+/**
+ * The writes of a round, every application's in one statement: fields replaced whole tombstone
+ * their entries; rows upserted or tombstoned; each tenant's version; and the due rows of the
+ * records written (they commit together). $1 apps and $2 their new versions; $3, $4 the fields
+ * replaced whole (app, field); $5-$8 the rows (app, field, key, JSON value or null); $9-$14 due
+ * rows (app, kind, key, due time or null: the row goes, chain, rank); $15, $16 due kinds replaced
+ * whole (app, kind): their other rows go; $17 applications whose row the round created and that
+ * wrote nothing: their row goes. A due row written again keeps its lease: a write that
+ * merely read the record (update() writes what it reads) must not free work another instance is
+ * doing; the holder gives it back with its outcome (due.ts). It answers the server state's
+ * version, read after the round's locks.
+ */
+const write = `with t as (select * from unnest($1::text[], $2::bigint[]) as t(a, v)),
       bump as (update mock_tenants m set version = t.v from t where m.app = t.a),
       gone as (
         update mock_records r set value = null, version = t.v from unnest($3::text[], $4::text[]) as g(a, f) join t on t.a = g.a
@@ -76,8 +63,33 @@ export const SQL = {
       ), emptied as (
         delete from mock_tenants where app = any($17::text[])
       )
-      select 1`,
-  },
+      select version as server_version from mock_server where id = 1`;
+
+/** The types of write's parameters, in order. */
+export const WRITE_TYPES = ['text', 'bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'bigint', 'text', 'text', 'text', 'text', 'text'];
+
+/**
+ * The statements of a round that writes, prepared once per connection (Db.prepare) and run with
+ * EXECUTE in the round's texts: several of them go in one round trip (the simple protocol, which
+ * takes no parameters), each planned once per connection (plan_cache_mode, index.ts) rather than at
+ * every round. A round starts with BEGIN, mock_create (the applications' rows created if need be,
+ * in name order, as every instance takes them: no deadlock), mock_lock (locked in name order with the
+ * version each write will have), then mock_since: what changed, read after the locks in a snapshot
+ * of its own; mock_give_back (due.ts) when it records claimed work's outcome. It ends with
+ * mock_write and COMMIT, in one round trip.
+ */
+export const ROUND_STATEMENTS = [
+  `PREPARE mock_create(text[]) AS insert into mock_tenants (app, version, born) select a, 0, nextval('mock_version') from unnest($1) a order by a on conflict (app) do nothing returning app`,
+  `PREPARE mock_lock(text[]) AS select app, nextval('mock_version') as next from mock_tenants where app = any($1) order by app for update`,
+  `PREPARE mock_since(text[], bigint[], bigint[]) AS ${since('$1', '$2', '$3')}`,
+  `PREPARE mock_give_back(text[], text[], text[], bigint[]) AS ${DUE_SQL.giveBack}`,
+  `PREPARE mock_write(${WRITE_TYPES.map((t) => `${t}[]`).join(', ')}) AS ${write}`,
+].join(';\n');
+
+/** The statements the PostgreSQL store runs (tables: schema.ts). */
+export const SQL = {
+  /** since() as a prepared statement: a round that only reads (rounds.ts). */
+  check: { name: 'mock_check', text: since('$1::text[]', '$2::bigint[]', '$3::bigint[]') },
   allVersions: 'select app, version, born from mock_tenants',
   server: 'select doc, version from mock_server where id = 1',
   /**

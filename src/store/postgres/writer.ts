@@ -5,10 +5,10 @@ import { LeaseLostError, type Lease, type StoreStats } from '../types.js';
 import { Batch, transaction } from './batch.js';
 import type { Cached, SinceRow, TenantCache } from './cache.js';
 import type { Db } from './db.js';
-import { DUE_SQL, type PostgresDue } from './due.js';
+import type { PostgresDue } from './due.js';
 import type { Round } from './rounds.js';
 import { mergeOps, toWrites } from './rows.js';
-import { arrayOf, SQL } from './sql.js';
+import { arrayOf, ROUND_STATEMENTS, SQL, WRITE_TYPES } from './sql.js';
 
 /** An update waiting for its application's next round. */
 export interface Pending {
@@ -114,6 +114,10 @@ export class Writer {
     const apps = [...round.writes.keys()].sort();
     const ran: Ran[] = [];
     try {
+      await this.db.prepare(client, ROUND_STATEMENTS).catch((e: unknown) => {
+        tx.broken = true;
+        throw e;
+      });
       const read = [...apps, ...[...round.checks.keys()].filter((app) => app !== skip)];
       const results = await tx.sql(this.#start(round, apps, read));
       const created = new Set((results[1]?.rows ?? []).map((r) => r.app as string));
@@ -146,11 +150,12 @@ export class Writer {
       let commitAt: number;
       let serverVersion: number;
       try {
-        if (w.apps.length > 0 || empty.length > 0) await tx.sql(SQL.write, [...w.params(), ...this.due.params(w.due), w.clearedApps, w.clearedKinds, empty], WHAT);
+        const params = [...w.params(), ...this.due.params(w.due), w.clearedApps, w.clearedKinds, empty] as Array<Array<string | number | null>>;
+        const lit = (x: string) => this.db.literal(x);
         commitAt = performance.now();
-        // The server state's version read inside the transaction, after this round trip went out.
-        const [server] = await tx.sql('select version from mock_server where id = 1; COMMIT', [], WHAT);
-        serverVersion = Number(server?.rows[0]?.version ?? 0);
+        // The server state's version comes from inside the transaction, read after this round trip went out.
+        const [written] = await tx.sql(`EXECUTE mock_write(${params.map((p, i) => arrayOf(p, WRITE_TYPES[i] as string, lit)).join(', ')}); COMMIT`, [], WHAT);
+        serverVersion = Number(written?.rows[0]?.server_version ?? 0);
       } catch (e) {
         // Committed or not, nobody knows (a connection lost on COMMIT): the next sync reloads those tenants.
         for (const r of [...ran].reverse()) r.t.rollback();
@@ -187,10 +192,11 @@ export class Writer {
   #start(round: Round<Pending>, apps: string[], read: string[]): string {
     const lit = (x: string) => this.db.literal(x);
     const text = (xs: string[]) => arrayOf(xs, 'text', lit);
+    const bigint = (xs: number[]) => arrayOf(xs, 'bigint', lit);
     const at = read.map((app) => this.cache.position(app));
-    const sql = [SQL.lock(text(apps)), SQL.since(text(read), arrayOf(at.map((p) => p.v), 'bigint', lit), arrayOf(at.map((p) => p.b), 'bigint', lit))];
+    const sql = ['BEGIN', `EXECUTE mock_create(${text(apps)})`, `EXECUTE mock_lock(${text(apps)})`, `EXECUTE mock_since(${text(read)}, ${bigint(at.map((p) => p.v))}, ${bigint(at.map((p) => p.b))})`];
     const leases = apps.flatMap((app) => (round.writes.get(app)?.items ?? []).flatMap((i) => (i.leases ?? []).map((l) => ({ ...l, app }))));
-    if (leases.length > 0) sql.push(DUE_SQL.giveBack(text(leases.map((l) => l.app)), text(leases.map((l) => l.kind)), text(leases.map((l) => l.key)), arrayOf(leases.map((l) => l.token), 'bigint', lit)));
+    if (leases.length > 0) sql.push(`EXECUTE mock_give_back(${text(leases.map((l) => l.app))}, ${text(leases.map((l) => l.kind))}, ${text(leases.map((l) => l.key))}, ${arrayOf(leases.map((l) => l.token), 'bigint', lit)})`);
     round.sentAt = performance.now();
     return sql.join(';\n');
   }
