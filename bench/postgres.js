@@ -165,14 +165,51 @@ async function burst(db, count) {
 }
 
 /**
+ * With BENCH_PG_STATEMENTS=1, PostgreSQL keeps pg_stat_statements (a restart, before any data):
+ * each booking run then prints its statements per booking, by time, with their execution and
+ * planning time per booking and the buffers each call touched. Off by default: it costs CPU itself.
+ */
+const STATEMENTS = process.env.BENCH_PG_STATEMENTS === '1';
+
+async function adminQuery(url, sql) {
+  const c = new pgDriver.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(sql)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+async function keepStatements(pg, url) {
+  await adminQuery(pg.adminUrl, "alter system set shared_preload_libraries = 'pg_stat_statements'");
+  await adminQuery(pg.adminUrl, 'alter system set pg_stat_statements.track_planning = on');
+  await pg.stopServer('fast');
+  await pg.startServer();
+  await adminQuery(asAdmin(pg, url), 'create extension if not exists pg_stat_statements');
+}
+
+/** `url` (the mock user's database) as the superuser, who may read and reset every statement's figures. */
+const asAdmin = (pg, url) => url.replace(/\/\/[^@]*@/, pg.adminUrl.match(/\/\/[^@]*@/)[0]);
+
+function printStatements(rows, bookings, title) {
+  console.log(`\n${title}: statements per booking (${bookings} bookings)`);
+  for (const r of rows) {
+    const per = (x) => (x / bookings).toFixed(3);
+    console.log(`  ${per(r.calls)} calls, ${per(r.exec_ms)} ms run, ${per(r.plan_ms)} ms planning, ${(r.blocks / r.calls).toFixed(0)} buffers a call | ${r.query}`);
+  }
+}
+
+/**
  * The booking flow on `count` servers. On PostgreSQL, also where the time went, per booking: CPU of
  * the mock servers and of this PostgreSQL server (its postmaster and backends), transactions and
  * rows written (pg_stat_database, whose counts reach it within a second: read after a pause).
  */
-async function booking(db, count, duration, applications = 0, sticky = false, postmaster = 0) {
+async function booking(db, count, duration, applications = 0, sticky = false, postmaster = 0, admin = null) {
   const srv = await servers(db, count);
   const onPg = db.startsWith('postgres');
   try {
+    if (admin) await adminQuery(admin, 'select pg_stat_statements_reset()');
     const before = { mock: cpuMs({ pids: srv.pids }), pg: onPg ? cpuMs({ postmaster }) : 0, db: onPg ? await dbWork(db) : null };
     const r = await bookings(srv.origins.map((o) => `${o}/api/v3`), { duration, applications, sticky });
     const mock = cpuMs({ pids: srv.pids }) - before.mock;
@@ -180,6 +217,12 @@ async function booking(db, count, duration, applications = 0, sticky = false, po
     const pgCpu = cpuMs({ postmaster }) - before.pg;
     await new Promise((res) => setTimeout(res, 1000));
     const after = await dbWork(db);
+    if (admin) {
+      const sql = `select calls, total_exec_time as exec_ms, total_plan_time as plan_ms, shared_blks_hit + shared_blks_read as blocks,
+        left(regexp_replace(query, '\\s+', ' ', 'g'), 110) as query from pg_stat_statements
+        where dbid = (select oid from pg_database where datname = current_database()) and calls > 0 order by total_exec_time + total_plan_time desc limit 12`;
+      printStatements(await adminQuery(admin, sql), r.bookings, `${count} instance(s), ${applications || 1} application(s)${sticky ? ', hashed' : ''}`);
+    }
     return { ...r, mock_cpu_ms_per_booking: mock / r.bookings, pg_cpu_ms_per_booking: pgCpu / r.bookings, xacts_per_booking: (after.xacts - before.db.xacts) / r.bookings, rows_written_per_booking: (after.written - before.db.written) / r.bookings };
   } finally {
     await srv.stop();
@@ -222,6 +265,8 @@ export async function run({ duration = 10 } = {}) {
     const file = join(dir, 'state.json');
     preload(file);
     const url = await pg.createDatabase('bench');
+    if (STATEMENTS) await keepStatements(pg, url);
+    const admin = STATEMENTS ? asAdmin(pg, url) : null;
     const postmaster = Number(readFileSync(join(pg.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
     const orders = await preloadDatabase(createStore, url);
     const runs = { file: [], pg1: [], pg2: [] };
@@ -230,12 +275,12 @@ export async function run({ duration = 10 } = {}) {
     // load adds orders: the database holds 10,000 more at the end), the burst ROUNDS times.
     const catalog = await catalogReads(file, url, duration);
     booked.file = await booking(file, 1, duration);
-    booked.pg1 = await booking(url, 1, duration, 0, false, postmaster);
-    booked.pg2 = await booking(url, 2, duration, 0, false, postmaster);
+    booked.pg1 = await booking(url, 1, duration, 0, false, postmaster, admin);
+    booked.pg2 = await booking(url, 2, duration, 0, false, postmaster, admin);
     booked.file20 = await booking(file, 1, duration, 20);
-    booked.pg1x20 = await booking(url, 1, duration, 20, false, postmaster);
-    booked.pg2x20 = await booking(url, 2, duration, 20, false, postmaster);
-    booked.pg2sticky = await booking(url, 2, duration, 20, true, postmaster);
+    booked.pg1x20 = await booking(url, 1, duration, 20, false, postmaster, admin);
+    booked.pg2x20 = await booking(url, 2, duration, 20, false, postmaster, admin);
+    booked.pg2sticky = await booking(url, 2, duration, 20, true, postmaster, admin);
     for (let i = 0; i < ROUNDS; i++) {
       runs.file.push(await burst(file, 1));
       runs.pg1.push(await burst(url, 1));
