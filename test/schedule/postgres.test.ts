@@ -16,9 +16,10 @@ let n = 0;
 
 /**
  * Two instances on one fresh database, on real clocks set to the test day, sending to `url`. An
- * attempt that times out is sent again (at least once, as documented), so the attempts get 5 s, not
- * the helpers' 500 ms: on a loaded machine, ten deliveries claimed together to the receiver in this
- * process took up to 866 ms, and were counted as sent twice though each was claimed once.
+ * attempt that times out is retried (at least once, as documented), so the attempts get 5 s, not the
+ * helpers' 500 ms: on a loaded machine, ten deliveries claimed together to the receiver in this
+ * process took up to 866 ms, and their retries, a second claim and send each, failed the counts of
+ * exactly once below, which are about instances sharing claims and not about slow receivers.
  */
 async function pair(t: Test, url: string | null): Promise<[FastifyInstance, FastifyInstance]> {
   const db = await server.createDatabase(`due_${++n}`);
