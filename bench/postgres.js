@@ -16,7 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import pgDriver from 'pg';
 import { bookings } from './booking.js';
-import { freePort, httpClient, root, startProcess, stop } from './lib.js';
+import { APP_HEADER, freePort, httpClient, load, root, startProcess, stop } from './lib.js';
 import { preload } from './store.js';
 import { receiver } from './webhooks.js';
 
@@ -80,19 +80,27 @@ async function servers(db, count, extra = []) {
   return { origins: started.map((s) => s.origin), pids: started.map((s) => s.child.pid), stop: () => Promise.all(started.map((s) => stop(s.child))) };
 }
 
-/** CPU time (user + system, ms) used so far by the processes `pids`, or by every process named `comm` (Linux /proc). */
-function cpuMs({ pids, comm }) {
-  const ticks = (pid) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return comm && !stat.includes(`(${comm})`) ? 0 : Number(f[11]) + Number(f[12]);
-    } catch {
-      return 0; // gone meanwhile
-    }
-  };
-  const all = pids ?? readdirSync('/proc').filter((d) => /^\d+$/.test(d));
-  return all.reduce((n, pid) => n + ticks(pid), 0) * 10; // USER_HZ is 100
+/** The fields after the command of /proc/<pid>/stat, or null when the process is gone. */
+function stat(pid) {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return s.slice(s.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU time (user + system, ms) used so far by the processes `pids`, or by the PostgreSQL server
+ * whose postmaster is `postmaster`: it, its live backends, and the backends it has reaped (its
+ * children's time). Other PostgreSQL servers on this shared machine are not counted.
+ */
+function cpuMs({ pids, postmaster }) {
+  const own = (f) => (f ? Number(f[11]) + Number(f[12]) : 0);
+  if (pids) return pids.reduce((n, pid) => n + own(stat(pid)), 0) * 10; // USER_HZ is 100
+  const main = stat(postmaster);
+  const children = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(stat).filter((f) => f && Number(f[1]) === postmaster);
+  return (own(main) + (main ? Number(main[13]) + Number(main[14]) : 0) + children.reduce((n, f) => n + own(f), 0)) * 10;
 }
 
 /** What the database did so far: transactions and rows written. */
@@ -157,24 +165,92 @@ async function burst(db, count) {
 }
 
 /**
+ * With BENCH_PG_STATEMENTS=1, PostgreSQL keeps pg_stat_statements (a restart, before any data):
+ * each booking run then prints its statements per booking, by time, with their execution and
+ * planning time per booking and the buffers each call touched. Off by default: it costs CPU itself.
+ */
+const STATEMENTS = process.env.BENCH_PG_STATEMENTS === '1';
+
+async function adminQuery(url, sql) {
+  const c = new pgDriver.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(sql)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+async function keepStatements(pg, url) {
+  await adminQuery(pg.adminUrl, "alter system set shared_preload_libraries = 'pg_stat_statements'");
+  await adminQuery(pg.adminUrl, 'alter system set pg_stat_statements.track_planning = on');
+  await pg.stopServer('fast');
+  await pg.startServer();
+  await adminQuery(asAdmin(pg, url), 'create extension if not exists pg_stat_statements');
+}
+
+/** `url` (the mock user's database) as the superuser, who may read and reset every statement's figures. */
+const asAdmin = (pg, url) => url.replace(/\/\/[^@]*@/, pg.adminUrl.match(/\/\/[^@]*@/)[0]);
+
+function printStatements(rows, bookings, title) {
+  console.log(`\n${title}: statements per booking (${bookings} bookings)`);
+  for (const r of rows) {
+    const per = (x) => (x / bookings).toFixed(3);
+    console.log(`  ${per(r.calls)} calls, ${per(r.exec_ms)} ms run, ${per(r.plan_ms)} ms planning, ${(r.blocks / r.calls).toFixed(0)} buffers a call | ${r.query}`);
+  }
+}
+
+/**
  * The booking flow on `count` servers. On PostgreSQL, also where the time went, per booking: CPU of
- * the mock servers and of PostgreSQL (its backends, the processes named postgres), transactions and
+ * the mock servers and of this PostgreSQL server (its postmaster and backends), transactions and
  * rows written (pg_stat_database, whose counts reach it within a second: read after a pause).
  */
-async function booking(db, count, duration, applications = 0, sticky = false) {
+async function booking(db, count, duration, applications = 0, sticky = false, postmaster = 0, admin = null) {
   const srv = await servers(db, count);
   const onPg = db.startsWith('postgres');
   try {
-    const before = { mock: cpuMs({ pids: srv.pids }), pg: onPg ? cpuMs({ comm: 'postgres' }) : 0, db: onPg ? await dbWork(db) : null };
+    if (admin) await adminQuery(admin, 'select pg_stat_statements_reset()');
+    const before = { mock: cpuMs({ pids: srv.pids }), pg: onPg ? cpuMs({ postmaster }) : 0, db: onPg ? await dbWork(db) : null };
     const r = await bookings(srv.origins.map((o) => `${o}/api/v3`), { duration, applications, sticky });
     const mock = cpuMs({ pids: srv.pids }) - before.mock;
     if (!onPg) return { ...r, mock_cpu_ms_per_booking: mock / r.bookings };
-    const pgCpu = cpuMs({ comm: 'postgres' }) - before.pg;
+    const pgCpu = cpuMs({ postmaster }) - before.pg;
     await new Promise((res) => setTimeout(res, 1000));
     const after = await dbWork(db);
+    if (admin) {
+      const sql = `select calls, total_exec_time as exec_ms, total_plan_time as plan_ms, shared_blks_hit + shared_blks_read as blocks,
+        left(regexp_replace(query, '\\s+', ' ', 'g'), 110) as query from pg_stat_statements
+        where dbid = (select oid from pg_database where datname = current_database()) and calls > 0 order by total_exec_time + total_plan_time desc limit 12`;
+      printStatements(await adminQuery(admin, sql), r.bookings, `${count} instance(s), ${applications || 1} application(s)${sticky ? ', hashed' : ''}`);
+    }
     return { ...r, mock_cpu_ms_per_booking: mock / r.bookings, pg_cpu_ms_per_booking: pgCpu / r.bookings, xacts_per_booking: (after.xacts - before.db.xacts) / r.bookings, rows_written_per_booking: (after.written - before.db.written) / r.bookings };
   } finally {
     await srv.stop();
+  }
+}
+
+/**
+ * Catalog reads (`GET /activities/{uuid}`, the catalog's uuids rotating, 50 connections) on the file
+ * store and on PostgreSQL, alternating halves as catalog.js does: the catalog never asks the store,
+ * so the ratio should be 1 within the machine's noise.
+ */
+async function catalogReads(file, url, duration) {
+  const [a, b] = [await servers(file, 1), await servers(url, 1)];
+  try {
+    const res = await fetch(`${a.origins[0]}/api/v3/activities?limit=100`, { headers: APP_HEADER });
+    const paths = (await res.json()).data.map((x) => `/api/v3/activities/${x.uuid}`);
+    const rps = { file: [], pg: [] };
+    await load(a.origins[0], paths, { duration: 2 });
+    await load(b.origins[0], paths, { duration: 2 });
+    for (let i = 0; i < 2; i++) {
+      rps.file.push((await load(a.origins[0], paths, { duration: duration / 2 })).rps);
+      rps.pg.push((await load(b.origins[0], paths, { duration: duration / 2 })).rps);
+    }
+    const mean = (xs) => (xs[0] + xs[1]) / 2;
+    return { file_rps: mean(rps.file), pg_rps: mean(rps.pg), ratio: mean(rps.pg) / mean(rps.file) };
+  } finally {
+    await a.stop();
+    await b.stop();
   }
 }
 
@@ -189,18 +265,22 @@ export async function run({ duration = 10 } = {}) {
     const file = join(dir, 'state.json');
     preload(file);
     const url = await pg.createDatabase('bench');
+    if (STATEMENTS) await keepStatements(pg, url);
+    const admin = STATEMENTS ? asAdmin(pg, url) : null;
+    const postmaster = Number(readFileSync(join(pg.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
     const orders = await preloadDatabase(createStore, url);
     const runs = { file: [], pg1: [], pg2: [] };
     const booked = {};
     // The three in turn, so that the machine's drift is shared; the booking flow once each (its
     // load adds orders: the database holds 10,000 more at the end), the burst ROUNDS times.
+    const catalog = await catalogReads(file, url, duration);
     booked.file = await booking(file, 1, duration);
-    booked.pg1 = await booking(url, 1, duration);
-    booked.pg2 = await booking(url, 2, duration);
+    booked.pg1 = await booking(url, 1, duration, 0, false, postmaster, admin);
+    booked.pg2 = await booking(url, 2, duration, 0, false, postmaster, admin);
     booked.file20 = await booking(file, 1, duration, 20);
-    booked.pg1x20 = await booking(url, 1, duration, 20);
-    booked.pg2x20 = await booking(url, 2, duration, 20);
-    booked.pg2sticky = await booking(url, 2, duration, 20, true);
+    booked.pg1x20 = await booking(url, 1, duration, 20, false, postmaster, admin);
+    booked.pg2x20 = await booking(url, 2, duration, 20, false, postmaster, admin);
+    booked.pg2sticky = await booking(url, 2, duration, 20, true, postmaster, admin);
     for (let i = 0; i < ROUNDS; i++) {
       runs.file.push(await burst(file, 1));
       runs.pg1.push(await burst(url, 1));
@@ -216,9 +296,12 @@ export async function run({ duration = 10 } = {}) {
       'booking flow, 20 applications, PostgreSQL, one instance': flat(booked.pg1x20),
       'booking flow, 20 applications, PostgreSQL, two instances in turn': flat(booked.pg2x20),
       'booking flow, 20 applications, PostgreSQL, two instances, each application on one (hashed)': flat(booked.pg2sticky),
+      'catalog reads, GET /activities/{uuid}, PostgreSQL (one instance) / file store': catalog,
+      'PostgreSQL one instance / file store in 20 applications, bookings/s': { ratio: booked.pg1x20.bookings_per_s / booked.file20.bookings_per_s },
       [`webhook burst (1,000 items at once), file store, median of ${ROUNDS}`]: hooks(runs.file),
       [`webhook burst, PostgreSQL, one instance, median of ${ROUNDS}`]: hooks(runs.pg1),
       [`webhook burst, PostgreSQL, two instances, median of ${ROUNDS}`]: hooks(runs.pg2),
+      'webhook burst, PostgreSQL one instance / file store': { ratio: hooks(runs.pg1).deliveries_per_s / hooks(runs.file).deliveries_per_s },
     };
   } finally {
     await pg.stop();

@@ -1,8 +1,5 @@
-import type pg from 'pg';
 import { emptyTenant, type Tenant } from '../schema.js';
-import type { Db } from './db.js';
 import { applyRows, tenantOf, type RecordRow } from './rows.js';
-import { SQL } from './sql.js';
 
 /** One cached tenant and the database version it reflects. */
 export interface Cached {
@@ -14,18 +11,6 @@ export interface Cached {
   stale: boolean;
 }
 
-/** A row of mock_tenants, as numbers. */
-export interface Versions {
-  version: number;
-  born: number;
-  pruned: number;
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a row of mock_tenants as the driver gives it (bigints as strings)
-export function versionsOf(r: any): Versions {
-  return { version: Number(r.version), born: Number(r.born), pruned: Number(r.pruned_version) };
-}
-
 const EMPTY: Readonly<Tenant> = Object.freeze(emptyTenant());
 for (const v of Object.values(EMPTY)) if (v !== null) Object.freeze(v);
 
@@ -34,7 +19,6 @@ export class TenantCache {
   readonly #map = new Map<string, Cached>();
 
   constructor(
-    private readonly db: Db,
     /** A cached tenant found reset: its listeners are told. */
     private readonly onDropped: (app: string) => void,
   ) {}
@@ -65,36 +49,44 @@ export class TenantCache {
     this.onDropped(app);
   }
 
+  /** What the cache asks since() for: its version and birth, 0 for none (or stale: it is then read whole). */
+  position(app: string): { v: number; b: number } {
+    const c = this.#map.get(app);
+    return c && !c.stale ? { v: c.version, b: c.born } : { v: 0, b: c?.born ?? 0 };
+  }
+
   /**
-   * Brings `app` up to `at` (its row as just read; null: no row, no state): nothing when it is there
-   * already, the rows written since when it can, else a whole load. On `client` inside a transaction.
+   * Brings `app` up to the database with what since() answered for it (its rows; none: it has no
+   * state). A tenant of another birth than the cached one was reset meanwhile: its listeners are told.
    */
-  async bringUp(app: string, at: Versions | null, client?: pg.PoolClient): Promise<void> {
-    let c = this.#map.get(app);
-    if (at === null) {
-      if (c) this.dropped(app);
-      return;
-    }
-    if (c && c.born !== at.born) {
-      this.dropped(app);
-      c = undefined;
-    }
-    if (c && !c.stale && c.version === at.version) return;
-    const since = c && !c.stale && c.version >= at.pruned ? c.version : 0;
-    const { rows } = await this.db.query(SQL.since, [app, since], client);
-    const head = rows[0];
+  apply(app: string, rows: SinceRow[] | undefined): void {
+    const c = this.#map.get(app);
+    const head = rows?.[0];
     if (!head) {
       if (c) this.dropped(app);
       return;
     }
-    const now = versionsOf({ version: head.tv, born: head.born, pruned_version: head.pruned_version });
-    // Reset, or pruned past the cache, between the two reads: load it whole.
-    if (since > 0 && (now.born !== at.born || now.pruned > since)) return this.bringUp(app, { ...now, pruned: Infinity }, client);
-    if (c && now.born !== c.born) this.dropped(app);
-    const records = rows.filter((r) => r.field !== null) as RecordRow[];
-    if (since > 0 && c) {
-      applyRows(c.tenant, records);
-      c.version = now.version;
-    } else this.#map.set(app, { tenant: tenantOf(records), version: now.version, born: now.born, stale: false });
+    if (c && c.born !== Number(head.born)) this.dropped(app);
+    const version = Number(head.tv);
+    const since = Number(head.since);
+    const records = (rows as SinceRow[]).filter((r) => r.field !== null) as RecordRow[];
+    const kept = this.#map.get(app);
+    if (since > 0 && kept) {
+      applyRows(kept.tenant, records);
+      kept.version = version;
+    } else this.#map.set(app, { tenant: tenantOf(records), version, born: Number(head.born), stale: false });
   }
+}
+
+/** A row of SQL.since, as the driver gives it (bigints as strings). */
+export interface SinceRow {
+  app: string | null;
+  tv: string;
+  born: string;
+  pruned_version: string;
+  since: string;
+  field: string | null;
+  key: string;
+  value: unknown;
+  rv: string;
 }

@@ -1,6 +1,9 @@
 import pg from 'pg';
 import { unavailable } from './errors.js';
 
+/** SQL text, or a named statement: prepared on a connection the first time it runs there. */
+export type Statement = string | { name: string; text: string };
+
 /**
  * The pool, with every driver error turned into the 503 the routes answer (without the password).
  * For a second after a connection could not be made, the next attempts fail at once: requests queued
@@ -8,6 +11,8 @@ import { unavailable } from './errors.js';
  */
 export class Db {
   #unreachable: { at: number; error: Error } | null = null;
+  /** The connections on which the round statements are prepared (sql.ts ROUND_STATEMENTS). */
+  readonly #prepared = new WeakSet<pg.PoolClient>();
 
   constructor(
     readonly pool: pg.Pool,
@@ -27,18 +32,32 @@ export class Db {
     }
   }
 
-  /** One statement, on `client` (a transaction's) or on a connection of its own. */
+  /** One statement (a named one is prepared once per connection), on `client` (a transaction's) or on a connection of its own. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows as the driver gives them, read field by field
-  async query(sql: string, params: unknown[], client?: pg.PoolClient): Promise<pg.QueryResult<any>> {
+  async query(sql: Statement, params: unknown[], client?: pg.PoolClient): Promise<pg.QueryResult<any>> {
     const c = client ?? (await this.connect());
     try {
-      const result = await c.query(sql, params);
+      const result = await c.query(typeof sql === 'string' ? { text: sql, values: params } : { ...sql, values: params });
       if (!client) c.release();
       return result;
     } catch (e) {
       if (!client) c.release(true);
       throw this.failed(e, 'did not answer');
     }
+  }
+
+  /**
+   * Prepares `statements` (SQL PREPARE texts) on `client` once in its life. A failure throws the 503
+   * and leaves the connection to be dropped by its caller.
+   */
+  async prepare(client: pg.PoolClient, statements: string): Promise<void> {
+    if (this.#prepared.has(client)) return;
+    try {
+      await client.query(statements);
+    } catch (e) {
+      throw this.failed(e, 'did not answer');
+    }
+    this.#prepared.add(client);
   }
 
   /** Several statements in one round trip (no parameters: literals escaped); the connection is dropped on failure. */

@@ -1,11 +1,20 @@
 import type { Op } from '../changes.js';
-import type { DueClaim, DueRow, DueRule, DueTable, Lease } from '../types.js';
+import type { DueClaim, DueRow, DueRule, DueTable } from '../types.js';
 import type { Db } from './db.js';
 import { CHANNEL } from './listen.js';
 
 /** An application's own clock offset, as a write keeps it (a tenant field replaced whole). */
 const OFFSET = `coalesce((select case when json_typeof(r.value) = 'number' then (r.value::text)::numeric end
   from mock_records r where r.app = d.app and r.field = '' and r.key = 'clock_offset_ms'), 0)`;
+
+/**
+ * The largest of the applications' clock offsets, and 0 (an application without one is on the server
+ * time; an index of schema 5 holds those rows only): no row due later than the server time plus it is
+ * due on any clock, so the (kind, due_at) index bounds a claim's scan to the rows due by then instead
+ * of every row of the kind.
+ */
+const LEAD = `(select greatest(0, max(case when json_typeof(value) = 'number' then (value::text)::numeric end))
+  from mock_records where field = '' and key = 'clock_offset_ms')`;
 
 export const DUE_SQL = {
   /**
@@ -18,9 +27,11 @@ export const DUE_SQL = {
    * fencing token: the statements below that act for a claim match its token, not its owner, so an
    * instance whose lease ran out and was claimed again (it was frozen, say) changes nothing.
    */
-  claim: `with ranked as (
+  claim: {
+    name: 'mock_claim',
+    text: `with ranked as (
       select d.app, d.key, d.due_at, row_number() over (partition by d.app order by d.due_at) as turn from mock_due d
-      where d.kind = $1 and d.due_at <= $2::bigint + ${OFFSET}
+      where d.kind = $1 and d.due_at <= $2::bigint + ${LEAD} and d.due_at <= $2::bigint + ${OFFSET}
         and (d.lease_until is null or d.lease_until < clock_timestamp())
         and (d.chain is null or not exists (select 1 from mock_due e where e.app = d.app and e.kind = d.kind and e.chain = d.chain and e.rank < d.rank))
     ), c as (
@@ -33,6 +44,7 @@ export const DUE_SQL = {
     update mock_due d set lease_owner = $4, lease_until = clock_timestamp() + $5 * interval '1 millisecond', lease_token = nextval('mock_lease')
     from c where d.app = c.app and d.kind = $1 and d.key = c.key
     returning d.app, d.key, d.lease_token`,
+  },
   /** The leases still held (their token unchanged) run on; the rows returned are those. */
   renew: `update mock_due d set lease_until = clock_timestamp() + $2 * interval '1 millisecond'
     from unnest($3::text[], $4::text[], $5::bigint[]) as h(app, key, token)
@@ -42,21 +54,20 @@ export const DUE_SQL = {
     where app = $1 and kind = $2 and key = $3 and lease_token = $4`,
   drop: 'delete from mock_due where app = $1 and kind = $2 and key = $3 and lease_token = $4',
   /**
-   * Inside the transaction of a write that records claimed work's outcome: the leases still held
-   * are given back (and their rows locked until the commit); the rows returned are those.
+   * Inside the transaction of a round that records claimed work's outcome, before its functions run:
+   * the leases still held ($1-$4: app, kind, key, token) are given back (and their rows locked until
+   * the commit); the rows returned are those.
    */
   giveBack: `update mock_due d set lease_owner = null, lease_until = null, lease_token = null
-    from unnest($2::text[], $3::text[], $4::bigint[]) as h(kind, key, token)
-    where d.app = $1 and d.kind = h.kind and d.key = h.key and d.lease_token = h.token
-    returning d.kind, d.key`,
+    from unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) as h(app, kind, key, token)
+    where d.app = h.app and d.kind = h.kind and d.key = h.key and d.lease_token = h.token
+    returning d.app, d.kind, d.key`,
   releaseAll: 'update mock_due set lease_owner = null, lease_until = null, lease_token = null where lease_owner = $1',
   /** The window's row holds its start plus its length; taken when the last start is a window away (either way: clocks move back too). */
   window: `insert into mock_due (app, kind, key, due_at) values ($1, 'window', $2, $3::bigint + $4::bigint)
     on conflict (app, kind, key) do update set due_at = excluded.due_at
     where abs(mock_due.due_at - $4::bigint - $3::bigint) >= $4::bigint
     returning 1`,
-  /** Before a write that replaces a due collection whole: its rows go, the write adds the new ones. */
-  clear: 'delete from mock_due where app = $1 and kind = any($2::text[])',
 };
 
 /**
@@ -107,9 +118,10 @@ export class PostgresDue implements DueTable {
     return { rows: rows.filter((r) => r.at !== null || !cleared.includes(r.kind)), cleared };
   }
 
-  /** The write statement's parameters for `rows` ($7 on). */
-  params(rows: DueRow[]): unknown[] {
+  /** The write statement's parameters for `rows` ($9-$14 of mock_write, sql.ts). */
+  params(rows: DueRow[]): unknown[][] {
     return [
+      rows.map((r) => r.app),
       rows.map((r) => r.kind),
       rows.map((r) => r.key),
       rows.map((r) => (r.at === null ? null : Math.round(r.at))),
@@ -143,11 +155,6 @@ export class PostgresDue implements DueTable {
   async drop(kind: string, claim: DueClaim): Promise<boolean> {
     const { rowCount } = await this.db.query(DUE_SQL.drop, [claim.application, kind, claim.key, claim.token]);
     return rowCount === 1;
-  }
-
-  /** giveBack's parameters after $1 (the application) for `leases`. */
-  leaseParams(leases: Lease[]): unknown[] {
-    return [leases.map((l) => l.kind), leases.map((l) => l.key), leases.map((l) => l.token)];
   }
 
   async releaseAll(owner: string): Promise<void> {

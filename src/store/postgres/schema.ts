@@ -12,7 +12,8 @@ import { StoreError } from '../types.js';
  *   so a cache older than it reloads the tenant whole; `prune_mark`: where the next prune stops.
  * - mock_records: the tenant, one row per collection entry (field = collection, key = entry key),
  *   and one row per tenant field replaced whole (field '' , key = the field's name: no tenant field
- *   is named ''). value NULL is a tombstone (the entry or field was deleted), kept until pruned so
+ *   is named ''; the applications' clock offsets, rows ('', 'clock_offset_ms'), have an index of their
+ *   own, schema 5, for the bound of a due claim). value NULL is a tombstone (the entry or field was deleted), kept until pruned so
  *   that a cache can catch up with `version > cached`. Values are `json`, not `jsonb`: nothing
  *   queries into them, json is cheaper to write, and it keeps what jsonb refuses (\u0000 in a string).
  * - mock_server: the server-wide state, one row.
@@ -87,6 +88,8 @@ const MIGRATIONS: string[] = [
   // A claim's fencing token (due.ts): a new one from mock_lease at every claim.
   `alter table mock_due add column lease_token bigint;
    create sequence mock_lease;`,
+  // The applications' clock offsets, for the bound of a claim's scan (due.ts LEAD).
+  `create index mock_records_clock on mock_records (app) include (value) where field = '' and key = 'clock_offset_ms';`,
 ];
 
 /** The schema version this mock-server brings a database to. */

@@ -1,58 +1,106 @@
-/** One write's rows: fields replaced whole tombstone their entries; upserts and tombstones. */
-const ROWS = `with gone as (
-      update mock_records set value = null, version = $2 where app = $1 and field = any($3::text[]) and value is not null
-    ), up as (
-      insert into mock_records (app, field, key, value, version)
-      select $1, u.f, u.k, u.v::json, $2 from unnest($4::text[], $5::text[], $6::text[]) as u(f, k, v)
-      on conflict (app, field, key) do update set value = excluded.value, version = excluded.version
-    )`;
-/** The tenant's version, last in a write's statement. */
-const BUMP = 'update mock_tenants set version = $2 where app = $1';
+import { DUE_SQL } from './due.js';
+
+/**
+ * Where applications stand and what changed since a cache's version: for each of the arrays' apps
+ * ($a), cached at version $v and born $b (0, 0: not cached), its tenant row and its rows newer than
+ * the cache, or all its live rows when the cache is of an earlier birth (reset meanwhile), pruned
+ * past, or absent. Within an application in version order, and within a version entries before whole
+ * fields (a field replaced whole tombstones its old entries in the same version). An application
+ * without state has no row. A first row (app null) gives the server state's version. One snapshot.
+ * The rows are read per application with its version as a bound of the (app, version) index scan:
+ * a plain join (or a lateral subquery the planner pulls up, which `offset 0` prevents) bounds the
+ * scan by the application alone and filters on the version after, reading every row it has (all
+ * 20,000 of the bench's application for each read, which tripled PostgreSQL's CPU per booking).
+ */
+const since = (a: string, v: string, b: string) => `with c as (select * from unnest(${a}, ${v}, ${b}) as c(a, v, b)),
+    t as (select m.app, m.version, m.born, m.pruned_version, case when m.born = c.b and m.pruned_version <= c.v then c.v else 0 end as since
+      from c join mock_tenants m on m.app = c.a)
+  select * from (select null::text as app, s.version as tv, null::bigint as born, null::bigint as pruned_version, null::bigint as since, null::text as field, null::text as key, null::json as value, null::bigint as rv
+    from mock_server s where s.id = 1
+  union all
+  select t.app, t.version, t.born, t.pruned_version, t.since, r.field, r.key, r.value, r.version
+    from t left join lateral (
+      select * from mock_records r where r.app = t.app and r.version > t.since and (r.value is not null or t.since > 0) offset 0
+    ) r on true
+  ) x order by app nulls first, rv, field = ''`;
+
+/** A text[] or bigint[] literal of `values` (strings escaped by `literal`; null stays null). */
+export const arrayOf = (values: Array<string | number | null>, type: string, literal: (s: string) => string): string =>
+  `array[${values.map((v) => (v === null ? 'null' : type === 'text' ? literal(String(v)) : String(Math.trunc(Number(v))))).join(',')}]::${type}[]`;
+
+/**
+ * The writes of a round, every application's in one statement: fields replaced whole tombstone
+ * their entries; rows upserted or tombstoned; each tenant's version; and the due rows of the
+ * records written (they commit together). $1 apps and $2 their new versions; $3, $4 the fields
+ * replaced whole (app, field); $5-$8 the rows (app, field, key, JSON value or null); $9-$14 due
+ * rows (app, kind, key, due time or null: the row goes, chain, rank); $15, $16 due kinds replaced
+ * whole (app, kind): their other rows go; $17 applications whose row the round created and that
+ * wrote nothing: their row goes. A due row written again keeps its lease: a write that
+ * merely read the record (update() writes what it reads) must not free work another instance is
+ * doing; the holder gives it back with its outcome (due.ts). It answers the server state's
+ * version, read after the round's locks.
+ */
+const write = `with t as (select * from unnest($1::text[], $2::bigint[]) as t(a, v)),
+      bump as (update mock_tenants m set version = t.v from t where m.app = t.a),
+      gone as (
+        update mock_records r set value = null, version = t.v from unnest($3::text[], $4::text[]) as g(a, f) join t on t.a = g.a
+        where r.app = g.a and r.field = g.f and r.value is not null
+      ), up as (
+        insert into mock_records (app, field, key, value, version)
+        select u.a, u.f, u.k, u.v::json, t.v from unnest($5::text[], $6::text[], $7::text[], $8::text[]) as u(a, f, k, v) join t on t.a = u.a
+        on conflict (app, field, key) do update set value = excluded.value, version = excluded.version
+      ), n as (
+        select * from unnest($9::text[], $10::text[], $11::text[], $12::bigint[], $13::text[], $14::text[]) as n(a, kind, key, at, chain, rank)
+      ), cleared as (
+        delete from mock_due m using unnest($15::text[], $16::text[]) as c(a, kind)
+        where m.app = c.a and m.kind = c.kind and not exists (select 1 from n where n.a = m.app and n.kind = m.kind and n.key = m.key and n.at is not null)
+      ), due_gone as (
+        delete from mock_due m using n where n.at is null and m.app = n.a and m.kind = n.kind and m.key = n.key
+      ), due_up as (
+        insert into mock_due (app, kind, key, due_at, chain, rank)
+        select n.a, n.kind, n.key, n.at, n.chain, n.rank::numeric from n where n.at is not null
+        on conflict (app, kind, key) do update set due_at = excluded.due_at, chain = excluded.chain, rank = excluded.rank
+      ), emptied as (
+        delete from mock_tenants where app = any($17::text[])
+      )
+      select version as server_version from mock_server where id = 1`;
+
+/** The types of write's parameters, in order. */
+export const WRITE_TYPES = ['text', 'bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'bigint', 'text', 'text', 'text', 'text', 'text'];
+
+/**
+ * The statements of a round that writes, prepared once per connection (Db.prepare) and run with
+ * EXECUTE in the round's texts: several of them go in one round trip (the simple protocol, which
+ * takes no parameters), each planned once per connection (plan_cache_mode, index.ts) rather than at
+ * every round. A round starts with BEGIN, mock_create (the applications' rows created if need be,
+ * in name order, as every instance takes them: no deadlock), mock_lock (locked in name order with the
+ * version each write will have), then mock_since: what changed, read after the locks in a snapshot
+ * of its own; mock_give_back (due.ts) when it records claimed work's outcome. It ends with
+ * mock_write and COMMIT, in one round trip.
+ */
+export const ROUND_STATEMENTS = [
+  `PREPARE mock_create(text[]) AS insert into mock_tenants (app, version, born) select a, 0, nextval('mock_version') from unnest($1) a order by a on conflict (app) do nothing returning app`,
+  `PREPARE mock_lock(text[]) AS select app, nextval('mock_version') as next from mock_tenants where app = any($1) order by app for update`,
+  `PREPARE mock_since(text[], bigint[], bigint[]) AS ${since('$1', '$2', '$3')}`,
+  `PREPARE mock_give_back(text[], text[], text[], bigint[]) AS ${DUE_SQL.giveBack}`,
+  `PREPARE mock_write(${WRITE_TYPES.map((t) => `${t}[]`).join(', ')}) AS ${write}`,
+].join(';\n');
 
 /** The statements the PostgreSQL store runs (tables: schema.ts). */
 export const SQL = {
-  /** A tenant's versions and the server state's version: what a sync reads when nothing changed. */
-  versions: `select t.version, t.born, t.pruned_version, (select version from mock_server where id = 1) as server_version
-    from (select 1) one left join mock_tenants t on t.app = $1`,
-  allVersions: 'select app, version, born, pruned_version from mock_tenants',
-  serverVersion: 'select version from mock_server where id = 1',
+  /** since() as a prepared statement: a round that only reads (rounds.ts). */
+  check: { name: 'mock_check', text: since('$1::text[]', '$2::bigint[]', '$3::bigint[]') },
+  allVersions: 'select app, version, born from mock_tenants',
   server: 'select doc, version from mock_server where id = 1',
   /**
-   * The tenant row and its rows newer than $2, in one snapshot, in version order; within a version,
-   * entries before whole fields (a field replaced whole tombstones its old entries in the same
-   * version). Live rows only for a whole load ($2 = 0).
+   * Drops an application's tombstones up to the previous prune's mark (older caches then reload
+   * whole), and sets the next mark; its row locked first, as a round takes it.
    */
-  since: `select t.version as tv, t.born, t.pruned_version, r.field, r.key, r.value, r.version
-    from mock_tenants t left join mock_records r on r.app = t.app and r.version > $2 and (r.value is not null or $2 > 0)
-    where t.app = $1 order by r.version, r.field = ''`,
-  /** BEGIN, then the tenant's row (created if need be) locked, with the version this write will have. */
-  lock: (app: string) =>
-    `BEGIN; insert into mock_tenants (app, version, born) values (${app}, 0, nextval('mock_version')) on conflict (app) do nothing;
-     select version, born, pruned_version, nextval('mock_version') as next from mock_tenants where app = ${app} for update`,
-  /** One write's rows: fields replaced whole tombstone their entries; upserts and tombstones; the tenant's version. */
-  write: `${ROWS}
-    ${BUMP}`,
-  /**
-   * The same, with the write's due rows ($7 kinds, $8 keys, $9 due times, null: the row goes; $10
-   * chains, $11 ranks): in the same statement, so they commit with the records. A row written
-   * again keeps its lease: a write that merely read the record (update() writes what it reads) must
-   * not free work another instance is doing; the holder gives it back with its outcome (due.ts).
-   */
-  writeDue: `${ROWS}, due_gone as (
-      delete from mock_due m using unnest($7::text[], $8::text[], $9::bigint[]) as u(kind, key, at)
-      where u.at is null and m.app = $1 and m.kind = u.kind and m.key = u.key
-    ), due_up as (
-      insert into mock_due (app, kind, key, due_at, chain, rank)
-      select $1, u.kind, u.key, u.at, u.chain, u.rank::numeric from unnest($7::text[], $8::text[], $9::bigint[], $10::text[], $11::text[]) as u(kind, key, at, chain, rank)
-      where u.at is not null
-      on conflict (app, kind, key) do update set due_at = excluded.due_at, chain = excluded.chain, rank = excluded.rank
+  prune: (app: string) => `BEGIN; select 1 from mock_tenants where app = ${app} for update;
+    with d as (
+      delete from mock_records where app = ${app} and value is null and version <= (select prune_mark from mock_tenants where app = ${app}) returning version
     )
-    ${BUMP}`,
-  /** Drops the tombstones up to the previous prune's mark (older caches then reload whole), and sets the next mark. */
-  prune: `with d as (
-      delete from mock_records where app = $1 and value is null and version <= (select prune_mark from mock_tenants where app = $1) returning version
-    )
-    update mock_tenants set pruned_version = greatest(pruned_version, coalesce((select max(version) from d), 0)), prune_mark = $2 where app = $1`,
+    update mock_tenants set pruned_version = greatest(pruned_version, coalesce((select max(version) from d), 0)), prune_mark = version where app = ${app}; COMMIT`,
   lockServer: "select doc, version, nextval('mock_version') as next from mock_server where id = 1 for update",
   writeServer: 'update mock_server set doc = $1, version = $2 where id = 1',
   /** The cached tenants' births: one that differs (or is gone) was reset. */

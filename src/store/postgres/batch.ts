@@ -1,0 +1,66 @@
+import type pg from 'pg';
+import type { DueRow } from '../types.js';
+import type { Db, Statement } from './db.js';
+import type { Writes } from './rows.js';
+
+/** What a round writes, every application's rows side by side (the arrays of mock_write, sql.ts). */
+export class Batch {
+  readonly apps: string[] = [];
+  readonly versions: number[] = [];
+  /** Applications whose settings (a tenant field replaced whole) are written. */
+  readonly settings: string[] = [];
+  readonly due: DueRow[] = [];
+  readonly clearedApps: string[] = [];
+  readonly clearedKinds: string[] = [];
+  readonly #replaced: [string[], string[]] = [[], []];
+  readonly #rows: [string[], string[], string[], Array<string | null>] = [[], [], [], []];
+
+  add(app: string, version: number, writes: Writes, due: { rows: DueRow[]; cleared: string[] }): void {
+    if (writes.keys.length === 0) return;
+    this.apps.push(app);
+    this.versions.push(version);
+    if (writes.fields.includes('')) this.settings.push(app);
+    for (const f of writes.replaced) {
+      this.#replaced[0].push(app);
+      this.#replaced[1].push(f);
+    }
+    const [apps, fields, keys, values] = this.#rows;
+    for (let i = 0; i < writes.keys.length; i++) {
+      apps.push(app);
+      fields.push(writes.fields[i] as string);
+      keys.push(writes.keys[i] as string);
+      values.push(writes.values[i] ?? null);
+    }
+    this.due.push(...due.rows);
+    for (const kind of due.cleared) {
+      this.clearedApps.push(app);
+      this.clearedKinds.push(kind);
+    }
+  }
+
+  /** $1-$8 of mock_write. */
+  params(): unknown[] {
+    return [this.apps, this.versions, ...this.#replaced, ...this.#rows];
+  }
+}
+
+/**
+ * Statements on a round's connection. A failure answers 503 and marks the connection broken: its
+ * transaction state is unknown, so it is dropped rather than given back to the pool. A text of
+ * several statements answers the result of each.
+ */
+export function transaction(client: pg.PoolClient, db: Db) {
+  const tx = {
+    broken: false,
+    sql: async (sql: Statement, params: unknown[] = [], what = 'did not answer'): Promise<pg.QueryResult[]> => {
+      try {
+        const r = await client.query(typeof sql === 'string' ? { text: sql, values: params } : { ...sql, values: params });
+        return Array.isArray(r) ? r : [r];
+      } catch (e) {
+        tx.broken = true;
+        throw db.failed(e, what);
+      }
+    },
+  };
+  return tx;
+}

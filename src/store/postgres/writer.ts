@@ -1,0 +1,237 @@
+import type pg from 'pg';
+import { track, type Op } from '../changes.js';
+import type { Tenant } from '../schema.js';
+import { LeaseLostError, type Lease, type StoreStats } from '../types.js';
+import { Batch, transaction } from './batch.js';
+import type { Cached, SinceRow, TenantCache } from './cache.js';
+import type { Db } from './db.js';
+import type { PostgresDue } from './due.js';
+import type { Round } from './rounds.js';
+import { mergeOps, toWrites } from './rows.js';
+import { arrayOf, ROUND_STATEMENTS, SQL, WRITE_TYPES } from './sql.js';
+
+/** An update waiting for its application's next round. */
+export interface Pending {
+  fn: (tenant: Tenant) => unknown;
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+  /** Claims whose outcome it records: it runs only while they are held (see Store.update). */
+  leases?: Lease[];
+}
+
+interface Ran {
+  app: string;
+  item: Pending;
+  t: ReturnType<typeof track>;
+  result: unknown;
+  ops: Op[];
+}
+
+/** Every this many writes of one application by this instance, tombstones older than the last prune go. */
+const PRUNE_EVERY = 200;
+const WHAT = 'did not take the change, so it was not acknowledged';
+
+/**
+ * Runs the rounds of rounds.ts against the database, and knows how recent each cached application
+ * is: a request needs no read of its own when a round that started after it came read its
+ * application, or, for one it wrote, sent its commit after that (the application was locked from
+ * before its read until then: nobody else wrote it meanwhile). The server state likewise.
+ */
+export class Writer {
+  /** performance.now() since which each application's cache holds every committed write. */
+  readonly #fresh = new Map<string, number>();
+  #serverFresh = -1;
+  readonly #sincePrune = new Map<string, number>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly cache: TenantCache,
+    private readonly due: PostgresDue,
+    private readonly stats: StoreStats,
+    /** The server state's version as a round read it (the store fetches a newer one). */
+    private readonly serverAt: (version: number) => Promise<void>,
+    /** An application's settings (a tenant field replaced whole) were written. */
+    private readonly settingsChanged: (app: string) => void,
+  ) {}
+
+  /** Whether `app`'s cache and the server state hold every write committed before `at` (performance.now()). */
+  fresh(app: string, at: number): boolean {
+    return this.#serverFresh > at && (this.#fresh.get(app) ?? -1) > at && this.cache.get(app)?.stale !== true;
+  }
+
+  /** Forgets what it knew of `app` (a reset). */
+  forget(app: string | null): void {
+    if (app === null) this.#fresh.clear();
+    else this.#fresh.delete(app);
+  }
+
+  /** A round: one statement when it only reads, else one transaction for every application it writes. */
+  async run(round: Round<Pending>, skip: string): Promise<void> {
+    if (round.writes.size > 0) return this.#write(round, skip);
+    const apps = [...round.checks.keys()].filter((app) => app !== skip);
+    const at = apps.map((app) => this.cache.position(app));
+    round.sentAt = performance.now();
+    const { rows } = await this.db.query(SQL.check, [apps, at.map((p) => p.v), at.map((p) => p.b)]);
+    await this.#take(round, apps, rows);
+  }
+
+  /** What since() read in a round: the server state's version and each application's rows. */
+  async #take(round: Round<Pending>, apps: string[], rows: SinceRow[]): Promise<void> {
+    const byApp = new Map<string, SinceRow[]>();
+    for (const r of rows) {
+      if (r.app === null) continue;
+      let list = byApp.get(r.app);
+      if (!list) byApp.set(r.app, (list = []));
+      list.push(r);
+    }
+    await this.serverAt(Number(rows[0]?.tv ?? 0));
+    this.#serverFresh = Math.max(this.#serverFresh, round.sentAt);
+    for (const app of apps) {
+      this.cache.apply(app, byApp.get(app));
+      this.#fresh.set(app, round.sentAt);
+    }
+    for (const e of round.checks.values()) e.resolve();
+  }
+
+  /**
+   * The applications' queued updates in one transaction (group commit across applications): in one
+   * round trip, their rows locked and brought up to date, the applications only read brought up to
+   * date, and the leases of their updates given back; then each function in turn on its tenant (one
+   * that throws is undone alone); one statement writing everything they touched; the commit. Each
+   * update resolves once that commit is done. An update whose leases are not all held any more does
+   * not run (LeaseLostError).
+   */
+  async #write(round: Round<Pending>, skip: string): Promise<void> {
+    const items = [...round.writes.values()].flatMap((e) => e.items ?? []);
+    let client: pg.PoolClient;
+    try {
+      client = await this.db.connect();
+    } catch (e) {
+      for (const i of items) i.reject(e);
+      throw e;
+    }
+    const tx = transaction(client, this.db);
+    const apps = [...round.writes.keys()].sort();
+    const ran: Ran[] = [];
+    try {
+      await this.db.prepare(client, ROUND_STATEMENTS).catch((e: unknown) => {
+        tx.broken = true;
+        throw e;
+      });
+      const read = [...apps, ...[...round.checks.keys()].filter((app) => app !== skip)];
+      const results = await tx.sql(this.#start(round, apps, read));
+      const created = new Set((results[1]?.rows ?? []).map((r) => r.app as string));
+      const next = new Map((results[2]?.rows ?? []).map((r) => [r.app as string, Number(r.next)]));
+      await this.#take(round, read, (results[3]?.rows ?? []) as SinceRow[]);
+      const held = new Set((results[4]?.rows ?? []).map((r) => leaseKey(r.app, r)));
+      const w = new Batch();
+      for (const app of apps) {
+        const version = next.get(app);
+        const cached = this.cache.get(app);
+        const list = round.writes.get(app)?.items ?? [];
+        // Reset by another instance between the two statements that take its row: not written, try again.
+        if (version === undefined || !cached) {
+          for (const i of list) i.reject(this.db.failed(new Error('the application was reset meanwhile'), WHAT));
+          continue;
+        }
+        const mine = this.#apply(app, cached, list, held);
+        ran.push(...mine);
+        const merged = mergeOps(app, cached.tenant, mine.map((r) => r.ops));
+        w.add(app, version, toWrites(merged), this.due.rowsOf(app, merged));
+      }
+      // A row this round created for an application that wrote nothing goes again.
+      const empty = [...created].filter((app) => !w.apps.includes(app));
+      for (const app of empty) this.cache.delete(app);
+      if (w.apps.length === 0 && held.size === 0) {
+        await tx.sql('ROLLBACK').catch(() => undefined);
+        for (const r of ran) r.item.resolve(r.result);
+        return;
+      }
+      let commitAt: number;
+      let serverVersion: number;
+      try {
+        const params = [...w.params(), ...this.due.params(w.due), w.clearedApps, w.clearedKinds, empty] as Array<Array<string | number | null>>;
+        const lit = (x: string) => this.db.literal(x);
+        commitAt = performance.now();
+        // The server state's version comes from inside the transaction, read after this round trip went out.
+        const [written] = await tx.sql(`EXECUTE mock_write(${params.map((p, i) => arrayOf(p, WRITE_TYPES[i] as string, lit)).join(', ')}); COMMIT`, [], WHAT);
+        serverVersion = Number(written?.rows[0]?.server_version ?? 0);
+      } catch (e) {
+        // Committed or not, nobody knows (a connection lost on COMMIT): the next sync reloads those tenants.
+        for (const r of [...ran].reverse()) r.t.rollback();
+        for (const app of apps) {
+          this.#fresh.delete(app);
+          const c = this.cache.get(app);
+          if (created.has(app)) this.cache.delete(app);
+          else if (c) c.stale = true;
+        }
+        throw e;
+      }
+      // Committed: a newer server state that cannot be fetched now is left to the next round.
+      if (await this.serverAt(serverVersion).then(() => true, () => false)) this.#serverFresh = Math.max(this.#serverFresh, commitAt);
+      w.apps.forEach((app, i) => {
+        (this.cache.get(app) as Cached).version = w.versions[i] as number;
+        this.#fresh.set(app, commitAt);
+      });
+      for (const app of w.settings) this.settingsChanged(app);
+      this.stats.writes += ran.filter((r) => r.ops.length > 0).length;
+      this.stats.flushes++;
+      for (const r of ran) r.item.resolve(r.result);
+      if (w.due.length > 0) this.due.committed(w.due);
+      for (const app of w.apps) this.#prune(app, ran.filter((r) => r.app === app).length);
+    } catch (e) {
+      // Those settled already (a function that threw, a lease lost) take no second settlement.
+      for (const i of items) i.reject(e);
+      throw e;
+    } finally {
+      client.release(tx.broken || undefined);
+    }
+  }
+
+  /** The round trip that starts a round that writes (see #write): results BEGIN, created, locked, since, leases held. */
+  #start(round: Round<Pending>, apps: string[], read: string[]): string {
+    const lit = (x: string) => this.db.literal(x);
+    const text = (xs: string[]) => arrayOf(xs, 'text', lit);
+    const bigint = (xs: number[]) => arrayOf(xs, 'bigint', lit);
+    const at = read.map((app) => this.cache.position(app));
+    const sql = ['BEGIN', `EXECUTE mock_create(${text(apps)})`, `EXECUTE mock_lock(${text(apps)})`, `EXECUTE mock_since(${text(read)}, ${bigint(at.map((p) => p.v))}, ${bigint(at.map((p) => p.b))})`];
+    const leases = apps.flatMap((app) => (round.writes.get(app)?.items ?? []).flatMap((i) => (i.leases ?? []).map((l) => ({ ...l, app }))));
+    if (leases.length > 0) sql.push(`EXECUTE mock_give_back(${text(leases.map((l) => l.app))}, ${text(leases.map((l) => l.kind))}, ${text(leases.map((l) => l.key))}, ${arrayOf(leases.map((l) => l.token), 'bigint', lit)})`);
+    round.sentAt = performance.now();
+    return sql.join(';\n');
+  }
+
+  /** Runs one application's updates on its tenant, each tracked on its own. */
+  #apply(app: string, cached: Cached, items: Pending[], held: Set<string>): Ran[] {
+    const ran: Ran[] = [];
+    for (const item of items) {
+      if (item.leases?.some((l) => !held.has(leaseKey(app, l)))) {
+        item.reject(new LeaseLostError(item.leases));
+        continue;
+      }
+      const t = track(cached.tenant);
+      try {
+        const result = item.fn(t.proxy);
+        if (result instanceof Promise) throw new TypeError('store.update() takes a synchronous function');
+        const ops = t.ops(app);
+        // Serialized now: a value that cannot be written (circular, say) fails this update alone, and
+        // so does a key PostgreSQL's text cannot hold, rather than the round it shares.
+        if (toWrites(ops).keys.some((k) => k.includes('\u0000'))) throw this.db.failed(new Error('a key holds the NUL character, which PostgreSQL text cannot store'), WHAT);
+        ran.push({ app, item, t, result, ops });
+      } catch (err) {
+        t.rollback();
+        item.reject(err);
+      }
+    }
+    return ran;
+  }
+
+  /** Every PRUNE_EVERY writes of an application, its old tombstones go, in a transaction of their own. */
+  #prune(app: string, writes: number): void {
+    const n = (this.#sincePrune.get(app) ?? 0) + writes;
+    this.#sincePrune.set(app, n % PRUNE_EVERY);
+    if (n >= PRUNE_EVERY) void this.db.simple(SQL.prune(this.db.literal(app))).catch(() => undefined);
+  }
+}
+
+const leaseKey = (app: string, l: { kind: string; key: string }) => `${app}\u0000${l.kind}\u0000${l.key}`;
