@@ -133,6 +133,12 @@ t.test('values and keys round-trip as JSON, "__proto__" and \\u0000 included', a
   t.same(r.tenant('__proto__').carts.__proto__, odd);
   t.same(r.tenant('__proto__').carts["it's"], { uuid: 'q' });
   t.same(r.tenant('constructor'), r.tenant('nobody'), 'an unknown application reads as empty');
+  // A partner names its application in a header: quotes and backslashes reach the round's SQL as escaped literals.
+  const hostile = `o'k \\ "app"'); drop table mock_records; --`;
+  await s.update(hostile, (tn) => void (tn.carts.c = { uuid: 'c' }));
+  const again = await open(t, url);
+  t.same(again.tenant(hostile).carts, { c: { uuid: 'c' } }, 'an application name with quotes and backslashes round-trips');
+  t.same(again.applications().sort(), ['__proto__', hostile].sort());
 });
 
 t.test('a write the database refuses is undone in memory and answered 503; the tenant is read again after it', async (t) => {

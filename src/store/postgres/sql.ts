@@ -25,7 +25,7 @@ const since = (a: string, v: string, b: string) => `with c as (select * from unn
   ) x order by app nulls first, rv, field = ''`;
 
 /** A text[] or bigint[] literal of `values` (strings escaped by `literal`; null stays null). */
-export const arrayOf = (values: Array<string | number | null>, type: string, literal: (s: string) => string): string =>
+export const arrayOf = (values: Array<string | number | null>, type: 'text' | 'bigint', literal: (s: string) => string): string =>
   `array[${values.map((v) => (v === null ? 'null' : type === 'text' ? literal(String(v)) : String(Math.trunc(Number(v))))).join(',')}]::${type}[]`;
 
 /**
@@ -66,7 +66,7 @@ const write = `with t as (select * from unnest($1::text[], $2::bigint[]) as t(a,
       select version as server_version from mock_server where id = 1`;
 
 /** The types of write's parameters, in order. */
-export const WRITE_TYPES = ['text', 'bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'bigint', 'text', 'text', 'text', 'text', 'text'];
+export const WRITE_TYPES = ['text', 'bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'bigint', 'text', 'text', 'text', 'text', 'text'] as const;
 
 /**
  * The statements of a round that writes, prepared once per connection (Db.prepare) and run with

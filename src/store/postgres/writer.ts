@@ -154,7 +154,7 @@ export class Writer {
         const lit = (x: string) => this.db.literal(x);
         commitAt = performance.now();
         // The server state's version comes from inside the transaction, read after this round trip went out.
-        const [written] = await tx.sql(`EXECUTE mock_write(${params.map((p, i) => arrayOf(p, WRITE_TYPES[i] as string, lit)).join(', ')}); COMMIT`, [], WHAT);
+        const [written] = await tx.sql(`EXECUTE mock_write(${params.map((p, i) => arrayOf(p, WRITE_TYPES[i]!, lit)).join(', ')}); COMMIT`, [], WHAT);
         serverVersion = Number(written?.rows[0]?.server_version ?? 0);
       } catch (e) {
         // Committed or not, nobody knows (a connection lost on COMMIT): the next sync reloads those tenants.
