@@ -46,6 +46,17 @@ t.test('createDatabase gives a test a database of its own', async (t) => {
   t.equal((await query(url, 'select current_database() as db')).rows[0].db, 'own_db');
 });
 
+t.test('servers started at once are clusters of their own, copied from one initdb', async (t) => {
+  const [a, b] = await Promise.all([startPostgres(t), startPostgres(t)]);
+  t.not(a.dataDir, b.dataDir);
+  t.not(new URL(a.url).password, new URL(b.url).password, "each server's user has its own password");
+  await query(a.url, 'create table only_in_a (n int)');
+  const seen = await query(b.url, "select count(*)::int as n from information_schema.tables where table_name = 'only_in_a'");
+  t.equal(seen.rows[0].n, 0, 'a table made on one is not on the other');
+  t.equal(new URL(a.adminUrl).password, new URL(b.adminUrl).password, 'the superuser is the template cluster\'s');
+  await Promise.all([a.stop(), b.stop()]);
+});
+
 t.test('committed data survives a clean stop and a crash of the server', async (t) => {
   await query(server.url, 'create table kept (n int)');
   await query(server.url, 'insert into kept values (1)');
