@@ -8,6 +8,7 @@ import { builtinFixturesDir } from '../paths.js';
 import { describe, parseScenario } from '../scenarios/loader.js';
 import type { Scenario } from '../scenarios/types.js';
 import { FINDINGS } from '../report/findings.js';
+import { Memo } from '../memo.js';
 
 /**
  * The certification suite's file format (fixtures/certification/*.yaml): requirements as data. Each
@@ -115,8 +116,19 @@ function checkRequirement(r: RequirementFile, path: string): RequirementDef {
 }
 
 /** Reads and checks a suite file (YAML). */
+/**
+ * Parsed suites by file and text: every app a process builds loads the suite, and parsing it took
+ * about 20 ms (an app's build is about 100). Read each time, so an edited file is parsed again.
+ */
+const suites = new Memo<Suite>(16);
+
 export function loadSuite(path: string): Suite {
-  const data: unknown = parse(readFileSync(path, 'utf8'));
+  const text = readFileSync(path, 'utf8');
+  return suites.get(`${path}\0${text}`, () => parseSuite(path, text));
+}
+
+function parseSuite(path: string, text: string): Suite {
+  const data: unknown = parse(text);
   if (!validate(data)) {
     const [pointer, problem] = describe(validate.errors![0]!);
     throw new SuiteError(`Certification suite ${path}: ${pointer}: ${problem}`);

@@ -7,6 +7,7 @@ import { packageRoot } from '../paths.js';
 import { tryParseDuration } from '../time/duration.js';
 import { ScenarioFileSchema, type ScenarioFile } from './schema.js';
 import type { Scenario, ScenarioStep } from './types.js';
+import { Memo } from '../memo.js';
 
 /** A bad scenario file: the CLI prints this one line (file, JSON pointer, problem) and exits 2. */
 export class ScenarioError extends Error {
@@ -103,6 +104,9 @@ function filesOf(dir: string): string[] {
  * Loads the built-in scenarios, then the user's directory (--scenarios), whose files replace
  * built-in scenarios of the same name. Two files with one name in the same directory are an error.
  */
+/** Parsed scenario files by name and text: every app a process builds loads them (see loadSuite). */
+const parsed = new Memo<Scenario>(256);
+
 export function loadScenarios(builtinDir: string, userDir: string | null): Map<string, Scenario> {
   const all = new Map<string, Scenario>();
   for (const [dir, builtin] of [[builtinDir, true], ...(userDir ? [[userDir, false]] : [])] as Array<[string, boolean]>) {
@@ -110,7 +114,8 @@ export function loadScenarios(builtinDir: string, userDir: string | null): Map<s
     for (const path of filesOf(dir)) {
       const rel = relative(packageRoot, path);
       const name = rel.startsWith('..') ? path : rel;
-      const s = parseScenario(name, readFileSync(path, 'utf8'), builtin);
+      const text = readFileSync(path, 'utf8');
+      const s = parsed.get(`${name}\0${builtin}\0${text}`, () => parseScenario(name, text, builtin));
       const twin = seen.get(s.name);
       if (twin) throw new ScenarioError(`Scenario file ${name}: /name: "${s.name}" is already used by ${twin}`);
       seen.set(s.name, name);
