@@ -1,7 +1,7 @@
 // The certification routes' edges: bad input and states answered with {code, message}; a run
 // started again ends the one running and disarms its fault; an ended run arranges nothing more;
 // a suite file that breaks its rules names the requirement and the problem.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { loadSuite, SUITE_FILE } from '../../src/certification/suite.js';
@@ -87,4 +87,9 @@ t.test('a suite file that breaks its rules names the requirement and the problem
   ] as const) {
     t.throws(() => loadSuite(suite(text)), problem);
   }
+  t.equal(loadSuite(SUITE_FILE), good, 'the same file and text: the suite parsed once');
+  const edited = suite(req('    evidence:\n      - {request: GET /x}\n'));
+  t.equal(loadSuite(edited).title, 't');
+  writeFileSync(edited, readFileSync(edited, 'utf8').replace('title: t', 'title: edited'));
+  t.equal(loadSuite(edited).title, 'edited', 'an edited file is parsed again');
 });

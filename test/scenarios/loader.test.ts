@@ -100,6 +100,20 @@ t.test('JSON files, user directories overriding built-ins, duplicate names', asy
   t.throws(() => loadScenarios(builtinScenariosDir, join(dir, 'nope')), { message: `Scenario directory ${join(dir, 'nope')} does not exist` });
 });
 
+t.test('a scenario file is parsed once per text: an edited file loads as edited', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'mock-scenarios-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  await writeFile(join(dir, 'mine.yaml'), 'name: mine\ndescription: first\nsteps:\n  - {after: PT0S, status: OK}\n');
+  const first = loadScenarios(builtinScenariosDir, dir).get('mine')!;
+  t.equal(loadScenarios(builtinScenariosDir, dir).get('mine'), first, 'the same text: the same parsed scenario');
+  await writeFile(join(dir, 'mine.yaml'), 'name: mine\ndescription: second\nsteps:\n  - {after: PT1H, status: KO}\n');
+  const second = loadScenarios(builtinScenariosDir, dir).get('mine')!;
+  t.equal(second.description, 'second');
+  t.same(second.steps, [{ after: 'PT1H', status: 'KO' }]);
+  await writeFile(join(dir, 'mine.yaml'), 'name: mine\nsteps: nope\n');
+  t.throws(() => loadScenarios(builtinScenariosDir, dir), { name: 'ScenarioError' }, 'an edit that breaks the file is seen too');
+});
+
 t.test('a bad scenario file stops the app from starting', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'mock-scenarios-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
