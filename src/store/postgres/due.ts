@@ -1,5 +1,6 @@
 import type { Op } from '../changes.js';
 import type { DueClaim, DueRow, DueRule, DueTable } from '../types.js';
+import { Batched, claimsOf } from './batched.js';
 import type { Db } from './db.js';
 import { CHANNEL } from './listen.js';
 
@@ -50,9 +51,14 @@ export const DUE_SQL = {
     from unnest($3::text[], $4::text[], $5::bigint[]) as h(app, key, token)
     where d.kind = $1 and d.app = h.app and d.key = h.key and d.lease_token = h.token
     returning d.app, d.key`,
-  release: `update mock_due set lease_owner = null, lease_until = null, lease_token = null, due_at = coalesce($5, due_at)
-    where app = $1 and kind = $2 and key = $3 and lease_token = $4`,
-  drop: 'delete from mock_due where app = $1 and kind = $2 and key = $3 and lease_token = $4',
+  /** Leases given back ($1-$5: app, kind, key, token, the due time or null), those still held; the rows returned are those. */
+  release: `update mock_due d set lease_owner = null, lease_until = null, lease_token = null, due_at = coalesce(h.at, d.due_at)
+    from unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[]) as h(app, kind, key, token, at)
+    where d.app = h.app and d.kind = h.kind and d.key = h.key and d.lease_token = h.token
+    returning d.app, d.kind, d.key`,
+  drop: `delete from mock_due d using unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) as h(app, kind, key, token)
+    where d.app = h.app and d.kind = h.kind and d.key = h.key and d.lease_token = h.token
+    returning d.app, d.kind, d.key`,
   /**
    * Inside the transaction of a round that records claimed work's outcome, before its functions run:
    * the leases still held ($1-$4: app, kind, key, token) are given back (and their rows locked until
@@ -80,12 +86,17 @@ export class PostgresDue implements DueTable {
   readonly #written: Array<(rows: DueRow[]) => void> = [];
   readonly #announced: Array<() => void> = [];
   #announcing = false;
+  readonly #releases: Batched;
+  readonly #drops: Batched;
 
   constructor(
     private readonly db: Db,
     /** Tells this instance's notifications from the others'. */
     private readonly id: string,
-  ) {}
+  ) {
+    this.#releases = new Batched(db, DUE_SQL.release, (gs) => [...claimsOf(gs), gs.map((g) => g.at)]);
+    this.#drops = new Batched(db, DUE_SQL.drop, claimsOf);
+  }
 
   rule(rule: DueRule): void {
     this.#rules.set(rule.field, rule);
@@ -147,14 +158,12 @@ export class PostgresDue implements DueTable {
     return held.filter((c) => renewed.has(`${c.application}\u0000${c.key}`));
   }
 
-  async release(kind: string, claim: DueClaim, at?: number): Promise<boolean> {
-    const { rowCount } = await this.db.query(DUE_SQL.release, [claim.application, kind, claim.key, claim.token, at === undefined ? null : Math.round(at)]);
-    return rowCount === 1;
+  release(kind: string, claim: DueClaim, at?: number): Promise<boolean> {
+    return this.#releases.add({ kind, claim, at: at === undefined ? null : Math.round(at) });
   }
 
-  async drop(kind: string, claim: DueClaim): Promise<boolean> {
-    const { rowCount } = await this.db.query(DUE_SQL.drop, [claim.application, kind, claim.key, claim.token]);
-    return rowCount === 1;
+  drop(kind: string, claim: DueClaim): Promise<boolean> {
+    return this.#drops.add({ kind, claim, at: null });
   }
 
   async releaseAll(owner: string): Promise<void> {
