@@ -17,6 +17,15 @@ const OFFSET = `coalesce((select case when json_typeof(r.value) = 'number' then 
 const LEAD = `(select greatest(0, max(case when json_typeof(value) = 'number' then (value::text)::numeric end))
   from mock_records where field = '' and key = 'clock_offset_ms')`;
 
+/**
+ * The row of mock_due `d` keyed by `app`, `kind` and `key`, as two row comparisons that only the
+ * primary key's index serves. As three equalities, a plan made while the table was nearly empty (as
+ * it is between bursts, and plans are generic, index.ts) may take the (kind, due_at) index instead,
+ * going through every row of the kind for each row looked up: 120 ms to delete a burst's 800.
+ */
+export const keyed = (d: string, app: string, kind: string, key: string): string =>
+  `(${d}.app, ${d}.kind, ${d}.key) >= (${app}, ${kind}, ${key}) and (${d}.app, ${d}.kind, ${d}.key) <= (${app}, ${kind}, ${key})`;
+
 export const DUE_SQL = {
   /**
    * The rows of `kind` due now on their application's clock (the server time given plus the
@@ -53,15 +62,15 @@ export const DUE_SQL = {
   /** The leases still held (their token unchanged) run on; the rows returned are those. */
   renew: `update mock_due d set lease_until = clock_timestamp() + $2 * interval '1 millisecond'
     from unnest($3::text[], $4::text[], $5::bigint[]) as h(app, key, token)
-    where d.kind = $1 and d.app = h.app and d.key = h.key and d.lease_token = h.token
+    where ${keyed('d', 'h.app', '$1', 'h.key')} and d.lease_token = h.token
     returning d.app, d.key`,
   /** Leases given back ($1-$5: app, kind, key, token, the due time or null), those still held; the rows returned are those. */
   release: `update mock_due d set lease_owner = null, lease_until = null, lease_token = null, due_at = coalesce(h.at, d.due_at)
     from unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[]) as h(app, kind, key, token, at)
-    where d.app = h.app and d.kind = h.kind and d.key = h.key and d.lease_token = h.token
+    where ${keyed('d', 'h.app', 'h.kind', 'h.key')} and d.lease_token = h.token
     returning d.app, d.kind, d.key`,
   drop: `delete from mock_due d using unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) as h(app, kind, key, token)
-    where d.app = h.app and d.kind = h.kind and d.key = h.key and d.lease_token = h.token
+    where ${keyed('d', 'h.app', 'h.kind', 'h.key')} and d.lease_token = h.token
     returning d.app, d.kind, d.key`,
   /**
    * Inside the transaction of a round that records claimed work's outcome, before its functions run:
@@ -70,7 +79,7 @@ export const DUE_SQL = {
    */
   giveBack: `update mock_due d set lease_owner = null, lease_until = null, lease_token = null
     from unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) as h(app, kind, key, token)
-    where d.app = h.app and d.kind = h.kind and d.key = h.key and d.lease_token = h.token
+    where ${keyed('d', 'h.app', 'h.kind', 'h.key')} and d.lease_token = h.token
     returning d.app, d.kind, d.key`,
   releaseAll: 'update mock_due set lease_owner = null, lease_until = null, lease_token = null where lease_owner = $1',
   /** The window's row holds its start plus its length; taken when the last start is a window away (either way: clocks move back too). */
