@@ -24,7 +24,7 @@ const APP = 'bench';
 const CONFIRM = '0f5821c5-2046-11e7-9cc9-06a7e332783f';
 const LEAD = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', musement_newsletter: 'NO', allow_profiling: 'NO', thirdparty_newsletter: 'NO', events_related_newsletter: 'NO' };
 const ITEMS = 1000;
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_PG_BURSTS ?? 3);
 const cli = join(root, 'dist/bin/mock-server.js');
 
 /**
@@ -118,9 +118,12 @@ async function dbWork(url) {
 /**
  * 1,000 items moved at once: 10 orders of 100 items booked, then a scenario run per order asked for
  * together, the calls in turn across `origins`. Deliveries per second from the first run call to
- * the last arrival at the lean receiver.
+ * the last arrival at the lean receiver. On PostgreSQL, also what the burst cost (from the run calls
+ * to the last arrival, plus the pause pg_stat_database needs): CPU of the mock servers and of
+ * PostgreSQL, transactions, and (BENCH_PG_STATEMENTS=1) its statements.
  */
-async function burst(db, count) {
+async function burst(db, count, postmaster, admin) {
+  const onPg = db.startsWith('postgres');
   const hook = await receiver(false, 'lean');
   const srv = await servers(db, count, ['--webhook-url', `http://127.0.0.1:${hook.port}/hook`]);
   const headers = { 'x-service-application': APP, 'content-type': 'application/json' };
@@ -151,12 +154,20 @@ async function burst(db, count) {
       await call('POST', '/api/v3/payments/no/payment', { uuid: order.uuid });
       orders.push(order.uuid);
     }
+    if (onPg && admin) await adminQuery(admin, 'select pg_stat_statements_reset()');
+    const before = { mock: cpuMs({ pids: srv.pids }), pg: onPg ? cpuMs({ postmaster }) : 0, db: onPg ? await dbWork(db) : null };
     const start = performance.timeOrigin + performance.now();
     await Promise.all(orders.map((uuid) => call('POST', '/__admin/scenarios/instant-confirmation/run', { order_uuid: uuid })));
     const deadline = Date.now() + 60_000;
     while (hook.arrivals.size < ITEMS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     const last = Math.max(...hook.arrivals.values());
-    return { delivered: hook.arrivals.size, deliveries_per_s: hook.arrivals.size / ((last - start) / 1000), burst_ms: last - start, sent_twice: hook.dup() };
+    const r = { delivered: hook.arrivals.size, deliveries_per_s: hook.arrivals.size / ((last - start) / 1000), burst_ms: last - start, sent_twice: hook.dup(), mock_cpu_ms: cpuMs({ pids: srv.pids }) - before.mock };
+    if (!onPg) return r;
+    r.pg_cpu_ms = cpuMs({ postmaster }) - before.pg;
+    await new Promise((res) => setTimeout(res, 1000));
+    r.xacts = (await dbWork(db)).xacts - before.db.xacts;
+    if (admin) await printStatements(admin, 1, `webhook burst, ${count} instance(s)`, 'per burst');
+    return r;
   } finally {
     for (const c of pool) c.close();
     await srv.stop();
@@ -192,10 +203,14 @@ async function keepStatements(pg, url) {
 /** `url` (the mock user's database) as the superuser, who may read and reset every statement's figures. */
 const asAdmin = (pg, url) => url.replace(/\/\/[^@]*@/, pg.adminUrl.match(/\/\/[^@]*@/)[0]);
 
-function printStatements(rows, bookings, title) {
-  console.log(`\n${title}: statements per booking (${bookings} bookings)`);
+/** The statements run since the last reset, the costliest first, divided by `count` (bookings; 1 for a burst). */
+async function printStatements(admin, count, title, unit = `per booking (${count} bookings)`) {
+  const rows = await adminQuery(admin, `select calls, total_exec_time as exec_ms, total_plan_time as plan_ms, shared_blks_hit + shared_blks_read as blocks,
+    left(regexp_replace(query, '\\s+', ' ', 'g'), 110) as query from pg_stat_statements
+    where dbid = (select oid from pg_database where datname = current_database()) and calls > 0 order by total_exec_time + total_plan_time desc limit 12`);
+  console.log(`\n${title}: statements ${unit}`);
   for (const r of rows) {
-    const per = (x) => (x / bookings).toFixed(3);
+    const per = (x) => (x / count).toFixed(3);
     console.log(`  ${per(r.calls)} calls, ${per(r.exec_ms)} ms run, ${per(r.plan_ms)} ms planning, ${(r.blocks / r.calls).toFixed(0)} buffers a call | ${r.query}`);
   }
 }
@@ -217,12 +232,7 @@ async function booking(db, count, duration, applications = 0, sticky = false, po
     const pgCpu = cpuMs({ postmaster }) - before.pg;
     await new Promise((res) => setTimeout(res, 1000));
     const after = await dbWork(db);
-    if (admin) {
-      const sql = `select calls, total_exec_time as exec_ms, total_plan_time as plan_ms, shared_blks_hit + shared_blks_read as blocks,
-        left(regexp_replace(query, '\\s+', ' ', 'g'), 110) as query from pg_stat_statements
-        where dbid = (select oid from pg_database where datname = current_database()) and calls > 0 order by total_exec_time + total_plan_time desc limit 12`;
-      printStatements(await adminQuery(admin, sql), r.bookings, `${count} instance(s), ${applications || 1} application(s)${sticky ? ', hashed' : ''}`);
-    }
+    if (admin) await printStatements(admin, r.bookings, `${count} instance(s), ${applications || 1} application(s)${sticky ? ', hashed' : ''}`);
     return { ...r, mock_cpu_ms_per_booking: mock / r.bookings, pg_cpu_ms_per_booking: pgCpu / r.bookings, xacts_per_booking: (after.xacts - before.db.xacts) / r.bookings, rows_written_per_booking: (after.written - before.db.written) / r.bookings };
   } finally {
     await srv.stop();
@@ -255,6 +265,19 @@ async function catalogReads(file, url, duration) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** BENCH_PG_ROWS=burst: the webhook burst's rows alone (its file store and PostgreSQL runs in turn, as in the full run). */
+const BURST_ONLY = process.env.BENCH_PG_ROWS === 'burst';
+
+function burstRows(runs) {
+  const hooks = (rs) => ({ delivered: Math.min(...rs.map((r) => r.delivered)), deliveries_per_s: median(rs.map((r) => r.deliveries_per_s)), each_round: rs.map((r) => r.deliveries_per_s.toFixed(0)).join(' '), sent_twice: Math.max(...rs.map((r) => r.sent_twice)), ...Object.fromEntries(['mock_cpu_ms', 'pg_cpu_ms', 'xacts'].filter((k) => k in rs[0]).map((k) => [`median_${k}`, median(rs.map((r) => r[k]))])) });
+  return {
+    [`webhook burst (1,000 items at once), file store, median of ${ROUNDS}`]: hooks(runs.file),
+    [`webhook burst, PostgreSQL, one instance, median of ${ROUNDS}`]: hooks(runs.pg1),
+    [`webhook burst, PostgreSQL, two instances, median of ${ROUNDS}`]: hooks(runs.pg2),
+    'webhook burst, PostgreSQL one instance / file store': { ratio: hooks(runs.pg1).deliveries_per_s / hooks(runs.file).deliveries_per_s },
+  };
+}
 const flat = ({ p99, ...r }) => ({ ...r, ...Object.fromEntries(Object.entries(p99).map(([k, v]) => [`p99_${k}_ms`, v])) });
 
 export async function run({ duration = 10 } = {}) {
@@ -271,6 +294,10 @@ export async function run({ duration = 10 } = {}) {
     const orders = await preloadDatabase(createStore, url);
     const runs = { file: [], pg1: [], pg2: [] };
     const booked = {};
+    if (BURST_ONLY) {
+      for (let i = 0; i < ROUNDS; i++) for (const [k, db, n] of [['file', file, 1], ['pg1', url, 1], ['pg2', url, 2]]) runs[k].push(await burst(db, n, postmaster, admin));
+      return burstRows(runs);
+    }
     // The three in turn, so that the machine's drift is shared; the booking flow once each (its
     // load adds orders: the database holds 10,000 more at the end), the burst ROUNDS times.
     const catalog = await catalogReads(file, url, duration);
@@ -282,11 +309,10 @@ export async function run({ duration = 10 } = {}) {
     booked.pg2x20 = await booking(url, 2, duration, 20, false, postmaster, admin);
     booked.pg2sticky = await booking(url, 2, duration, 20, true, postmaster, admin);
     for (let i = 0; i < ROUNDS; i++) {
-      runs.file.push(await burst(file, 1));
-      runs.pg1.push(await burst(url, 1));
-      runs.pg2.push(await burst(url, 2));
+      runs.file.push(await burst(file, 1, postmaster, admin));
+      runs.pg1.push(await burst(url, 1, postmaster, admin));
+      runs.pg2.push(await burst(url, 2, postmaster, admin));
     }
-    const hooks = (rs) => ({ delivered: Math.min(...rs.map((r) => r.delivered)), deliveries_per_s: median(rs.map((r) => r.deliveries_per_s)), each_round: rs.map((r) => r.deliveries_per_s.toFixed(0)).join(' '), sent_twice: Math.max(...rs.map((r) => r.sent_twice)) });
     return {
       [`booking flow, 20 clients, file store holding ${orders} orders`]: flat(booked.file),
       [`booking flow, PostgreSQL (fsync on) holding ${orders} orders, one instance`]: flat(booked.pg1),
@@ -298,10 +324,7 @@ export async function run({ duration = 10 } = {}) {
       'booking flow, 20 applications, PostgreSQL, two instances, each application on one (hashed)': flat(booked.pg2sticky),
       'catalog reads, GET /activities/{uuid}, PostgreSQL (one instance) / file store': catalog,
       'PostgreSQL one instance / file store in 20 applications, bookings/s': { ratio: booked.pg1x20.bookings_per_s / booked.file20.bookings_per_s },
-      [`webhook burst (1,000 items at once), file store, median of ${ROUNDS}`]: hooks(runs.file),
-      [`webhook burst, PostgreSQL, one instance, median of ${ROUNDS}`]: hooks(runs.pg1),
-      [`webhook burst, PostgreSQL, two instances, median of ${ROUNDS}`]: hooks(runs.pg2),
-      'webhook burst, PostgreSQL one instance / file store': { ratio: hooks(runs.pg1).deliveries_per_s / hooks(runs.file).deliveries_per_s },
+      ...burstRows(runs),
     };
   } finally {
     await pg.stop();

@@ -73,7 +73,12 @@ export class WebhookDispatcher {
       gate: () => this.#gate,
       now: this.#now,
       list: (filter) => this.list(filter),
-      ended: (outcome) => this.#recorder.add(outcome),
+      // Its slot is free: other items may start now, not only once its outcome is written (on
+      // PostgreSQL a round later; its own item waits for that, being in flight until then).
+      ended: (outcome) => {
+        this.#recorder.add(outcome);
+        this.#queue.queueTick();
+      },
       logger: opts.logger,
     });
     this.#recorder = new Recorder({

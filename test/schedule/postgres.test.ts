@@ -237,6 +237,33 @@ t.test('a claim fences its outcome: once another instance took the lease over, t
   t.same(await due.claim('webhook', 'one', Date.parse(retry), 1000, 10).then((c) => c.map((x) => x.key)), ['d1'], 'the retry is anyone\'s when due');
 });
 
+t.test('releases and drops asked for together (one statement each) answer each for its own claim, by its token', async (t) => {
+  const db = await server.createDatabase(`due_${++n}`);
+  const store = await createStore(db);
+  t.teardown(() => store.close());
+  store.due!.rule({ field: 'deliveries', kind: 'webhook', due: deliveryDue });
+  const due = store.due!;
+  const d = (id: string) => ({ id, order_item_uuid: id, order_item_version: 1, seq: 1, state: 'pending', next_attempt_at: T0 });
+  await store.update('x', (tn) => {
+    for (const id of ['a', 'b', 'c', 'e']) tn.deliveries[id] = d(id);
+  });
+  const claims = new Map((await due.claim('webhook', 'me', Date.parse(T0), 60_000, 10)).map((c) => [c.key, c]));
+  t.equal(claims.size, 4);
+  const later = Date.parse(T0) + 5000;
+  const stale = (key: string) => ({ ...claims.get(key)!, token: '0' });
+  const answers = await Promise.all([due.release('webhook', claims.get('a')!, later), due.release('webhook', stale('b')), due.drop('webhook', claims.get('c')!), due.drop('webhook', stale('e'))]);
+  t.same(answers, [true, false, true, false], 'held claims are given back or dropped; those whose token is not the lease\'s change nothing');
+  const c = new pg.Client({ connectionString: db });
+  await c.connect();
+  t.teardown(() => c.end());
+  const rows = (await c.query("select key, lease_owner, due_at::text from mock_due where kind = 'webhook' order by key")).rows;
+  t.same(rows, [
+    { key: 'a', lease_owner: null, due_at: String(later) },
+    { key: 'b', lease_owner: 'me', due_at: String(Date.parse(T0)) },
+    { key: 'e', lease_owner: 'me', due_at: String(Date.parse(T0)) },
+  ]);
+});
+
 t.test("applications take turns in a claim: one's backlog does not hold back another's work", async (t) => {
   const store = await createStore(await server.createDatabase(`due_${++n}`));
   t.teardown(() => store.close());

@@ -3,6 +3,7 @@
 import t, { type Test } from 'tap';
 import pg from 'pg';
 import { createStore, StoreError, type Store } from '../../src/store/index.js';
+import { Db } from '../../src/store/postgres/db.js';
 import { redactUrl, scrub } from '../../src/store/postgres/errors.js';
 import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js';
 import { startPostgres } from '../pg/server.js';
@@ -117,6 +118,13 @@ t.test('a throwing update leaves no partial state and writes nothing', async (t)
   t.same(r.tenant('a').orders, { o1: { uuid: 'o1', n: 1 } });
   t.same(r.applications(), ['a']);
   t.equal((await query(url, 'select count(*)::int as n from mock_records')).rows[0].n, 1, 'one row written in all');
+});
+
+t.test("the round's literals are pg.escapeLiteral's", async (t) => {
+  const db = new Db({} as pg.Pool, 'postgres://x@127.0.0.1/x');
+  for (const s of ['', 'plain', "it's", '\\', "o'k \\ \"app\"'); drop table mock_records; --", JSON.stringify({ t: 'nul \u0000, quote \', backslash \\, emoji 🎟' }), "''\\\\''"]) {
+    t.equal(db.literal(s), pg.escapeLiteral(s), JSON.stringify(s));
+  }
 });
 
 t.test('values and keys round-trip as JSON, "__proto__" and \\u0000 included', async (t) => {

@@ -87,7 +87,12 @@ export class Db {
     return unavailable(err, this.url, what);
   }
 
+  /**
+   * pg.escapeLiteral's literal, built with one replace: its loop adds a character at a time, which
+   * on a round's megabyte of JSON took 100-200 ms to build and more again to flatten when sent.
+   */
   literal(s: string): string {
-    return pg.escapeLiteral(s);
+    const body = s.replace(/['\\]/g, '$&$&');
+    return s.includes('\\') ? ` E'${body}'` : `'${body}'`;
   }
 }

@@ -1,4 +1,4 @@
-import { DUE_SQL } from './due.js';
+import { DUE_SQL, keyed } from './due.js';
 
 /**
  * Where applications stand and what changed since a cache's version: for each of the arrays' apps
@@ -55,7 +55,7 @@ const write = `with t as (select * from unnest($1::text[], $2::bigint[]) as t(a,
         delete from mock_due m using unnest($15::text[], $16::text[]) as c(a, kind)
         where m.app = c.a and m.kind = c.kind and not exists (select 1 from n where n.a = m.app and n.kind = m.kind and n.key = m.key and n.at is not null)
       ), due_gone as (
-        delete from mock_due m using n where n.at is null and m.app = n.a and m.kind = n.kind and m.key = n.key
+        delete from mock_due m using n where n.at is null and ${keyed('m', 'n.a', 'n.kind', 'n.key')}
       ), due_up as (
         insert into mock_due (app, kind, key, due_at, chain, rank)
         select n.a, n.kind, n.key, n.at, n.chain, n.rank::numeric from n where n.at is not null
