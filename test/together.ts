@@ -11,7 +11,8 @@
 // What goes in a group: files that test the app in their own process (inject, a receiver, a CLI
 // process or two), whose top level only declares and registers tests. Not in a group: files that
 // run for long (a group's files run one after another, and the run's jobs run the groups and the
-// long files side by side), the PostgreSQL files (each starts its own server), the browser files.
+// long files side by side). tap starts the files in the order of their names: a long group that
+// starts last lengthens the run (file-store, 35 s, was state-file and ran last).
 import { globSync } from 'node:fs';
 import { basename } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -30,18 +31,18 @@ export const GROUPS: Record<string, string[]> = {
   browsers: ['test/@(admin|certification)/*-browser.test.ts'],
   catalog: ['test/catalog/*.test.ts'],
   certification: ['test/certification/!(dashboard-browser|postgres).test.ts'],
+  'child-processes': ['test/@(child|restart|stop).test.ts', 'test/api/start.test.ts'],
+  'file-store': ['test/store/@(lock|loss).test.ts'],
   http: ['test/http/!(docs-answers).test.ts'],
   'postgres-app': ['test/store/@(postgres-app|postgres-url).test.ts'],
   'postgres-crash': ['test/store/@(postgres-outage|postgres-process).test.ts'],
   'postgres-more': ['test/@(certification|listen|report)/postgres.test.ts', 'test/pg/*.test.ts', 'test/admin/concurrent-control.test.ts'],
   'postgres-schedule': ['test/schedule/*.test.ts'],
   'postgres-store': ['test/store/@(postgres|postgres-tenancy|postgres-watch).test.ts'],
-  processes: ['test/@(child|restart|stop).test.ts', 'test/api/start.test.ts'],
   recording: ['test/@(drift|proxy)/*.test.ts'],
   report: ['test/report/!(postgres).test.ts'],
   sandbox: ['test/listen/!(postgres).test.ts', 'test/trigger/*.test.ts'],
   scenarios: ['test/scenarios/*.test.ts'],
-  'state-file': ['test/store/@(lock|loss).test.ts'],
   webhooks: ['test/webhooks/*.test.ts'],
 };
 

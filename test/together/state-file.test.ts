@@ -1,4 +1,0 @@
-// The files of group 'state-file' in one process: test/together.ts says which and why.
-import { together } from '../together.js';
-
-await together(import.meta.url);
