@@ -156,8 +156,8 @@ export async function startPostgres(t?: { teardown(fn: () => Promise<void>): voi
 }
 
 /**
- * A cluster as initdb leaves it, made once per machine (per binaries and options) in the OS temp dir
- * and copied for each server: initdb took about 2 s of CPU, the copy 0.3. Its superuser password is
+ * A cluster as initdb leaves it, made once per machine (per binaries and options) in HOME and
+ * copied for each server: initdb took about 2 s of CPU, the copy 0.3. Its superuser password is
  * in the folder's `password` file, beside `data`. Made aside and renamed: of test files making it at
  * once, one wins and the others use it.
  */
@@ -243,11 +243,13 @@ function freePort(): Promise<number> {
 
 /** Ends the server of every run folder whose owner process is gone, and removes the folder. */
 export async function sweepOrphans(): Promise<void> {
-  for (const [root, name] of [...new Set([HOME, tmpdir()])].flatMap((r) => readdirSync(r).map((n) => [r, n] as const)).filter(([, n]) => n.startsWith(PREFIX))) {
-    try {
-      await sweep(join(root, name));
-    } catch {
-      // Another user's folder: not ours to clean.
+  for (const root of new Set([HOME, tmpdir()])) {
+    for (const name of readdirSync(root).filter((n) => n.startsWith(PREFIX))) {
+      try {
+        await sweep(join(root, name));
+      } catch {
+        // Another user's folder: not ours to clean.
+      }
     }
   }
 }
