@@ -156,13 +156,13 @@ export async function startPostgres(t?: { teardown(fn: () => Promise<void>): voi
 }
 
 /**
- * A cluster as initdb leaves it, made once per machine (per binaries and options) in HOME and
- * copied for each server: initdb took about 2 s of CPU, the copy 0.3. Its superuser password is
- * in the folder's `password` file, beside `data`. Made aside and renamed: of test files making it at
- * once, one wins and the others use it.
+ * A cluster as initdb leaves it, made once per machine (per PostgreSQL version, options and user:
+ * not per clone) in HOME and copied for each server: initdb took about 2 s of CPU, the copy 0.3.
+ * Its superuser password is in the folder's `password` file, beside `data`. Made aside and renamed:
+ * of test files making it at once, one wins and the others use it.
  */
 async function template(bins: Binaries): Promise<string> {
-  const key = createHash('sha256').update(JSON.stringify([bins.bin, bins.source, INITDB])).digest('hex').slice(0, 16);
+  const key = createHash('sha256').update(JSON.stringify([bins.source, INITDB, process.getuid?.()])).digest('hex').slice(0, 16);
   const dir = join(HOME, `${TEMPLATE}${key}`);
   if (existsSync(join(dir, 'data/PG_VERSION'))) return dir;
   const aside = mkdtempSync(`${dir}.`);
