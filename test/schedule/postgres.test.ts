@@ -14,6 +14,26 @@ import { buildWebhookApp, startReceiver, T0, type Answer, type Received } from '
 const server = await startPostgres(t);
 let n = 0;
 
+/** The rows `text` selects, on a connection of its own. */
+async function rows(db: string, text: string): Promise<pg.QueryResultRow[]> {
+  const c = new pg.Client({ connectionString: db });
+  await c.connect();
+  try {
+    return (await c.query(text)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+/** A store on a fresh database whose deliveries are due work, and that database's URL. */
+async function deliveryStore(t: Test) {
+  const db = await server.createDatabase(`due_${++n}`);
+  const store = await createStore(db);
+  t.teardown(() => store.close());
+  store.due!.rule({ field: 'deliveries', kind: 'webhook', due: deliveryDue });
+  return { db, store, due: store.due! };
+}
+
 /**
  * Two instances on one fresh database, on real clocks set to the test day, sending to `url`. An
  * attempt that times out is retried (at least once, as documented), so the attempts get 5 s, not the
@@ -159,15 +179,7 @@ t.test('the retention sweep runs on one instance per window', async (t) => {
 
 t.test('due rows commit with their records, are claimed by one owner, go with their records, and are rebuilt by the migration', async (t) => {
   const db = await server.createDatabase(`due_${++n}`);
-  const sql = async (text: string) => {
-    const c = new pg.Client({ connectionString: db });
-    await c.connect();
-    try {
-      return (await c.query(text)).rows;
-    } finally {
-      await c.end();
-    }
-  };
+  const sql = (text: string) => rows(db, text);
   const store = await createStore(db);
   t.teardown(() => store.close());
   store.due!.rule({ field: 'deliveries', kind: 'webhook', due: deliveryDue });
@@ -195,20 +207,8 @@ t.test('due rows commit with their records, are claimed by one owner, go with th
 });
 
 t.test('a claim fences its outcome: once another instance took the lease over, the first one writes nothing; a write that reads a record keeps its lease', async (t) => {
-  const db = await server.createDatabase(`due_${++n}`);
-  const store = await createStore(db);
-  t.teardown(() => store.close());
-  store.due!.rule({ field: 'deliveries', kind: 'webhook', due: deliveryDue });
-  const due = store.due!;
-  const row = async () => {
-    const c = new pg.Client({ connectionString: db });
-    await c.connect();
-    try {
-      return (await c.query("select lease_owner, lease_token::text as token, due_at::text from mock_due where key = 'd1'")).rows[0];
-    } finally {
-      await c.end();
-    }
-  };
+  const { db, store, due } = await deliveryStore(t);
+  const row = async () => (await rows(db, "select lease_owner, lease_token::text as token, due_at::text from mock_due where key = 'd1'"))[0];
   const pending = { id: 'd1', application: 'x', order_item_uuid: 'item', order_item_version: 1, seq: 1, state: 'pending', next_attempt_at: T0, attempts: [] as string[] };
   await store.update('x', (tn) => void (tn.deliveries.d1 = { ...pending }));
   const [first] = await due.claim('webhook', 'one', Date.parse(T0), 200, 10);
@@ -238,11 +238,7 @@ t.test('a claim fences its outcome: once another instance took the lease over, t
 });
 
 t.test('releases and drops asked for together (one statement each) answer each for its own claim, by its token', async (t) => {
-  const db = await server.createDatabase(`due_${++n}`);
-  const store = await createStore(db);
-  t.teardown(() => store.close());
-  store.due!.rule({ field: 'deliveries', kind: 'webhook', due: deliveryDue });
-  const due = store.due!;
+  const { db, store, due } = await deliveryStore(t);
   const d = (id: string) => ({ id, order_item_uuid: id, order_item_version: 1, seq: 1, state: 'pending', next_attempt_at: T0 });
   await store.update('x', (tn) => {
     for (const id of ['a', 'b', 'c', 'e']) tn.deliveries[id] = d(id);
@@ -253,11 +249,7 @@ t.test('releases and drops asked for together (one statement each) answer each f
   const stale = (key: string) => ({ ...claims.get(key)!, token: '0' });
   const answers = await Promise.all([due.release('webhook', claims.get('a')!, later), due.release('webhook', stale('b')), due.drop('webhook', claims.get('c')!), due.drop('webhook', stale('e'))]);
   t.same(answers, [true, false, true, false], 'held claims are given back or dropped; those whose token is not the lease\'s change nothing');
-  const c = new pg.Client({ connectionString: db });
-  await c.connect();
-  t.teardown(() => c.end());
-  const rows = (await c.query("select key, lease_owner, due_at::text from mock_due where kind = 'webhook' order by key")).rows;
-  t.same(rows, [
+  t.same(await rows(db, "select key, lease_owner, due_at::text from mock_due where kind = 'webhook' order by key"), [
     { key: 'a', lease_owner: null, due_at: String(later) },
     { key: 'b', lease_owner: 'me', due_at: String(Date.parse(T0)) },
     { key: 'e', lease_owner: 'me', due_at: String(Date.parse(T0)) },
