@@ -266,8 +266,9 @@ async function catalogReads(file, url, duration) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** BENCH_PG_ROWS=burst: the webhook burst's rows alone (its file store and PostgreSQL runs in turn, as in the full run). */
+/** BENCH_PG_ROWS=burst: the webhook burst's rows alone (its file store and PostgreSQL runs in turn, as in the full run); =booking: the booking flow's one-instance rows alone. */
 const BURST_ONLY = process.env.BENCH_PG_ROWS === 'burst';
+const BOOKING_ONLY = process.env.BENCH_PG_ROWS === 'booking';
 
 function burstRows(runs) {
   const hooks = (rs) => ({ delivered: Math.min(...rs.map((r) => r.delivered)), deliveries_per_s: median(rs.map((r) => r.deliveries_per_s)), each_round: rs.map((r) => r.deliveries_per_s.toFixed(0)).join(' '), sent_twice: Math.max(...rs.map((r) => r.sent_twice)), ...Object.fromEntries(['mock_cpu_ms', 'pg_cpu_ms', 'xacts'].filter((k) => k in rs[0]).map((k) => [`median_${k}`, median(rs.map((r) => r[k]))])) });
@@ -297,6 +298,20 @@ export async function run({ duration = 10 } = {}) {
     if (BURST_ONLY) {
       for (let i = 0; i < ROUNDS; i++) for (const [k, db, n] of [['file', file, 1], ['pg1', url, 1], ['pg2', url, 2]]) runs[k].push(await burst(db, n, postmaster, admin));
       return burstRows(runs);
+    }
+    if (BOOKING_ONLY) {
+      booked.file = await booking(file, 1, duration);
+      booked.pg1 = await booking(url, 1, duration, 0, false, postmaster, admin);
+      booked.file20 = await booking(file, 1, duration, 20);
+      booked.pg1x20 = await booking(url, 1, duration, 20, false, postmaster, admin);
+      return {
+        'booking flow, file store': flat(booked.file),
+        'booking flow, PostgreSQL, one instance': flat(booked.pg1),
+        'PostgreSQL one instance / file store, bookings/s': { ratio: booked.pg1.bookings_per_s / booked.file.bookings_per_s },
+        'booking flow, 20 applications, file store': flat(booked.file20),
+        'booking flow, 20 applications, PostgreSQL, one instance': flat(booked.pg1x20),
+        'PostgreSQL one instance / file store in 20 applications, bookings/s': { ratio: booked.pg1x20.bookings_per_s / booked.file20.bookings_per_s },
+      };
     }
     // The three in turn, so that the machine's drift is shared; the booking flow once each (its
     // load adds orders: the database holds 10,000 more at the end), the burst ROUNDS times.

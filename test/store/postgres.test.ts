@@ -6,6 +6,7 @@ import { createStore, StoreError, type Store } from '../../src/store/index.js';
 import { Db } from '../../src/store/postgres/db.js';
 import { redactUrl, scrub } from '../../src/store/postgres/errors.js';
 import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js';
+import { SQL } from '../../src/store/postgres/sql.js';
 import { startPostgres } from '../pg/server.js';
 
 const server = await startPostgres(t);
@@ -327,6 +328,18 @@ t.test('tombstones are pruned; an instance older than the prune reloads the tena
   await a.update('p', (tn) => void delete tn.carts.keep);
   await b.sync!('p');
   t.same(Object.keys(b.tenant('p').carts), ['c449'], 'and incrementally after that');
+});
+
+t.test('a prune finds the tombstones by their own index, not among the live rows', async (t) => {
+  const url = await fresh();
+  const s = await open(t, url);
+  await s.update('p', (tn) => {
+    for (let i = 0; i < 5000; i++) tn.carts[`c${i}`] = { uuid: `c${i}` };
+  });
+  for (let i = 0; i < 10; i++) await s.update('p', (tn) => void delete tn.carts[`c${i}`]);
+  await query(url, 'analyze mock_records');
+  const [plan] = (await query(url, `explain (format json) ${SQL.pruned("'p'")}`)).rows[0]['QUERY PLAN'];
+  t.match(JSON.stringify(plan), /"Index Name":"mock_records_tombstones"/);
 });
 
 t.test('two stores starting at once on an empty database create the tables once', async (t) => {

@@ -90,6 +90,10 @@ const MIGRATIONS: string[] = [
    create sequence mock_lease;`,
   // The applications' clock offsets, for the bound of a claim's scan (due.ts LEAD).
   `create index mock_records_clock on mock_records (app) include (value) where field = '' and key = 'clock_offset_ms';`,
+  // The tombstones alone, for a prune (SQL.prune): through (app, version) it read every live row of
+  // the application up to its mark (2,234 buffers a prune in the bench's application of 20,000
+  // rows, 17 ms under the application's lock) to find the few to delete.
+  `create index mock_records_tombstones on mock_records (app, version) where value is null;`,
 ];
 
 /** The schema version this mock-server brings a database to. */

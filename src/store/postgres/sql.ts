@@ -96,11 +96,12 @@ export const SQL = {
    * Drops an application's tombstones up to the previous prune's mark (older caches then reload
    * whole), and sets the next mark; its row locked first, as a round takes it.
    */
-  prune: (app: string) => `BEGIN; select 1 from mock_tenants where app = ${app} for update;
-    with d as (
+  prune: (app: string) => `BEGIN; select 1 from mock_tenants where app = ${app} for update; ${SQL.pruned(app)}; COMMIT`,
+  /** prune's statement, which finds the tombstones through their own index (schema 6). */
+  pruned: (app: string) => `with d as (
       delete from mock_records where app = ${app} and value is null and version <= (select prune_mark from mock_tenants where app = ${app}) returning version
     )
-    update mock_tenants set pruned_version = greatest(pruned_version, coalesce((select max(version) from d), 0)), prune_mark = version where app = ${app}; COMMIT`,
+    update mock_tenants set pruned_version = greatest(pruned_version, coalesce((select max(version) from d), 0)), prune_mark = version where app = ${app}`,
   lockServer: "select doc, version, nextval('mock_version') as next from mock_server where id = 1 for update",
   writeServer: 'update mock_server set doc = $1, version = $2 where id = 1',
   /** The cached tenants' births: one that differs (or is gone) was reset. */
