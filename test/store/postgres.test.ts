@@ -306,6 +306,30 @@ t.test('updates queued behind one transaction share the next (group commit); one
   t.same(Object.keys((await open(t, url)).tenant('order').carts), ['after']);
 });
 
+t.test('an update joins the batch whose transaction has not started yet, though its turn has come', async (t) => {
+  const url = await fresh();
+  const s = await open(t, url);
+  await s.update('p', (tn) => void (tn.carts.p = { uuid: 'p' }));
+  await s.update('q', (tn) => void (tn.carts.q = { uuid: 'q' }));
+  // Both rounds a store runs at once wait for rows locked here; x's batch waits for one of them.
+  const blocker = new pg.Client({ connectionString: url });
+  await blocker.connect();
+  t.teardown(() => blocker.end());
+  await blocker.query("BEGIN; select 1 from mock_tenants where app in ('p', 'q') for update");
+  const busy = [s.update('p', (tn) => void (tn.carts.p2 = { uuid: 'p2' }))];
+  await new Promise((r) => setImmediate(r));
+  busy.push(s.update('q', (tn) => void (tn.carts.q2 = { uuid: 'q2' })));
+  await new Promise((r) => setImmediate(r));
+  const first = s.update('x', (tn) => void (tn.carts.a = { uuid: 'a' }));
+  await new Promise((r) => setImmediate(r));
+  const second = s.update('x', (tn) => void (tn.carts.b = { uuid: 'b' }));
+  await blocker.query('COMMIT');
+  await Promise.all([...busy, first, second]);
+  const { rows } = await query(url, "select key, version from mock_records where app = 'x' order by key");
+  t.equal(rows.length, 2);
+  t.equal(rows[0].version, rows[1].version, 'both written by one transaction');
+});
+
 t.test('tombstones are pruned; an instance older than the prune reloads the tenant whole', async (t) => {
   const url = await fresh();
   const a = await open(t, url);

@@ -38,21 +38,23 @@ export class Chains {
   }
 
   /**
-   * Adds `item` to the batch queued last for `key`, if the last job queued is a batch that has not
-   * started; else queues a new batch, which `job` runs with every item that joined it. Group commit:
-   * writes that queue up behind one transaction share the next one.
+   * Adds `item` to the batch queued last for `key`, if the last job queued is a batch still open;
+   * else queues a new batch, which `job` runs with every item that joined it. A batch takes items
+   * until its job calls `close` (when its transaction takes them, which may be after the job has
+   * started: it waits for the database) or another job is queued behind it. Group commit: writes
+   * that queue up behind one transaction share the next one.
    */
-  batch<I>(key: string, item: I, job: (items: I[]) => Promise<void>): void {
+  batch<I>(key: string, item: I, job: (items: I[], close: () => void) => Promise<void>): void {
     const chain = this.#chain(key);
     if (chain.batch) {
       chain.batch.push(item);
       return;
     }
     const items = [item];
-    this.run(key, () => {
+    const close = () => {
       if (chain.batch === items) chain.batch = null;
-      return job(items);
-    }).catch(() => undefined); // job settles each item itself
+    };
+    this.run(key, () => job(items, close)).catch(() => undefined); // job settles each item itself
     chain.batch = items;
   }
 

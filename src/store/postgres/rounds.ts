@@ -5,6 +5,8 @@ export interface Entry<I> {
   reject(err: unknown): void;
   /** A check's settlement, shared by the calls it serves. */
   done?: Promise<void>;
+  /** Called when a round takes the entry: its items are final. */
+  taken?: () => void;
 }
 
 /** A round: the applications it writes (their updates, in order) and those it only brings up to date. */
@@ -33,10 +35,13 @@ export class Rounds<I> {
     private readonly parallel = 2,
   ) {}
 
-  /** Resolves once `items` of `app` are committed (each item is settled by the round itself). */
-  write(app: string, items: I[]): Promise<void> {
+  /**
+   * Resolves once `items` of `app` are committed (each item is settled by the round itself). Items
+   * added to the array before a round takes it (then `taken` is called) go in that round.
+   */
+  write(app: string, items: I[], taken?: () => void): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.#writes.set(app, { items, resolve, reject });
+      this.#writes.set(app, { items, resolve, reject, taken });
       this.#kick();
     });
   }
@@ -65,6 +70,7 @@ export class Rounds<I> {
       if (round.writes.size === 0 && round.checks.size === 0) return;
       this.#writes = new Map();
       this.#checks = new Map();
+      for (const entry of round.writes.values()) entry.taken?.();
       this.#running++;
       void this.run(round)
         .then(() => {

@@ -156,7 +156,7 @@ export class PostgresStore implements Store {
     if (this.#closed) return Promise.reject(new Error('store is closed'));
     return new Promise<T>((resolve, reject) => {
       const item: Pending = { fn, resolve: resolve as (v: unknown) => void, reject, leases };
-      this.#chains.batch(application, item, (items) => this.#rounds.write(application, items));
+      this.#chains.batch(application, item, (items, close) => this.#rounds.write(application, items, close));
     });
   }
 
