@@ -252,7 +252,8 @@ const CATALOG_ROUNDS = Number(process.env.BENCH_PG_CATALOG_ROUNDS ?? 7);
  * ratio of each to the first file store, and their median. The catalog never asks the store, but
  * every read is journalled, and on PostgreSQL the journal is in the database: the CPU per 1,000
  * reads of the mock and of PostgreSQL (in each run and the half second after it, when the last
- * batch is written; PostgreSQL's during the file stores' runs is its background) shows what the
+ * batch is written; PostgreSQL's during the file stores' runs is its background) and the
+ * transactions and rows written per read (pg_stat_database, over all the rounds) show what the
  * database does for them, and the bench process's (autocannon) what the load generator does.
  */
 async function catalogReads(file, url, duration, postmaster, admin) {
@@ -262,11 +263,11 @@ async function catalogReads(file, url, duration, postmaster, admin) {
   const srv = {};
   try {
     for (const [name, db] of [['file', file], ['pg', url], ['file2', copy]]) srv[name] = await servers(db, 1);
-    const base = srv.file.origins[0];
-    const res = await fetch(`${base}/api/v3/activities?limit=100`, { headers: APP_HEADER });
+    const res = await fetch(`${srv.file.origins[0]}/api/v3/activities?limit=100`, { headers: APP_HEADER });
     const paths = (await res.json()).data.map((x) => `/api/v3/activities/${x.uuid}`);
     for (const name of names) await load(srv[name].origins[0], paths, { duration: 2 });
     if (admin) await adminQuery(admin, 'select pg_stat_statements_reset()');
+    const work = await dbWork(url);
     const seconds = Math.max(2, Math.round(duration / 4));
     const runs = Object.fromEntries(names.map((n) => [n, []]));
     const own = () => {
@@ -285,7 +286,10 @@ async function catalogReads(file, url, duration, postmaster, admin) {
       }
     }
     const ratios = (name) => runs[name].map((r, i) => r.rps / runs.file[i].rps);
-    if (admin) await printStatements(admin, runs.pg.reduce((n, r) => n + r.reads, 0) / 1000, 'catalog reads', 'per 1,000 reads');
+    const reads = runs.pg.reduce((n, r) => n + r.reads, 0);
+    await new Promise((res) => setTimeout(res, 1000));
+    const done = await dbWork(url);
+    if (admin) await printStatements(admin, reads / 1000, 'catalog reads', 'per 1,000 reads');
     const each = (xs) => xs.map((x) => x.toFixed(2)).join(' ');
     const per1000 = (name, x) => (1000 * runs[name].reduce((n, r) => n + r[x], 0)) / runs[name].reduce((n, r) => n + r.reads, 0);
     return {
@@ -297,6 +301,8 @@ async function catalogReads(file, url, duration, postmaster, admin) {
       to_itself_each_round: each(ratios('file2')),
       pg_cpu_ms_per_1000: per1000('pg', 'pg'),
       pg_cpu_ms_per_1000_beside_file: per1000('file', 'pg'),
+      pg_transactions_per_1000: (1000 * (done.xacts - work.xacts)) / reads,
+      pg_rows_written_per_read: (done.written - work.written) / reads,
       mock_cpu_ms_per_1000_pg: per1000('pg', 'mock'),
       mock_cpu_ms_per_1000_file: per1000('file', 'mock'),
       autocannon_cpu_ms_per_1000: per1000('file', 'gen'),
