@@ -92,6 +92,7 @@ export function load(baseUrl, paths, { duration = 10, connections = 50, headers 
         if (err) return reject(err);
         resolve({
           rps: result.requests.average,
+          total: result.requests.total,
           p50: result.latency.p50,
           p99: result.latency.p99,
           max: result.latency.max,

@@ -9,9 +9,9 @@
 // is a real CLI process. PostgreSQL is the one the tests start (test/pg/server.ts: initdb in a temp
 // folder, 127.0.0.1, a free port), with fsync on, so that a commit waits for the disk as the file
 // store's writes do. Run alone: `npm run build && node bench/run.js postgres`.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import pgDriver from 'pg';
@@ -239,36 +239,86 @@ async function booking(db, count, duration, applications = 0, sticky = false, po
   }
 }
 
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Catalog rounds (BENCH_PG_CATALOG_ROUNDS, default 7): each server once a round. */
+const CATALOG_ROUNDS = Number(process.env.BENCH_PG_CATALOG_ROUNDS ?? 7);
+
 /**
  * Catalog reads (`GET /activities/{uuid}`, the catalog's uuids rotating, 50 connections) on the file
- * store and on PostgreSQL, alternating halves as catalog.js does: the catalog never asks the store,
- * so the ratio should be 1 within the machine's noise.
+ * store, on PostgreSQL, and on a second file store (its own copy of the state): the file store
+ * against itself is the noise of the way it is measured. Short runs in rounds, each server once a
+ * round in an order that turns, so that the machine's drift falls on all three; per round the
+ * ratio of each to the first file store, and their median. The catalog never asks the store, but
+ * every read is journalled, and on PostgreSQL the journal is in the database: the CPU per 1,000
+ * reads of the mock and of PostgreSQL (in each run and the half second after it, when the last
+ * batch is written; PostgreSQL's during the file stores' runs is its background) and the
+ * transactions and rows written per read (pg_stat_database, over all the rounds) show what the
+ * database does for them, and the bench process's (autocannon) what the load generator does.
  */
-async function catalogReads(file, url, duration) {
-  const [a, b] = [await servers(file, 1), await servers(url, 1)];
+async function catalogReads(file, url, duration, postmaster, admin) {
+  const copy = join(dirname(file), 'copy.json');
+  copyFileSync(file, copy);
+  const names = ['file', 'pg', 'file2'];
+  const srv = {};
   try {
-    const res = await fetch(`${a.origins[0]}/api/v3/activities?limit=100`, { headers: APP_HEADER });
+    for (const [name, db] of [['file', file], ['pg', url], ['file2', copy]]) srv[name] = await servers(db, 1);
+    const res = await fetch(`${srv.file.origins[0]}/api/v3/activities?limit=100`, { headers: APP_HEADER });
     const paths = (await res.json()).data.map((x) => `/api/v3/activities/${x.uuid}`);
-    const rps = { file: [], pg: [] };
-    await load(a.origins[0], paths, { duration: 2 });
-    await load(b.origins[0], paths, { duration: 2 });
-    for (let i = 0; i < 2; i++) {
-      rps.file.push((await load(a.origins[0], paths, { duration: duration / 2 })).rps);
-      rps.pg.push((await load(b.origins[0], paths, { duration: duration / 2 })).rps);
+    for (const name of names) await load(srv[name].origins[0], paths, { duration: 2 });
+    if (admin) await adminQuery(admin, 'select pg_stat_statements_reset()');
+    const work = await dbWork(url);
+    const seconds = Math.max(2, Math.round(duration / 4));
+    const runs = Object.fromEntries(names.map((n) => [n, []]));
+    const own = () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    };
+    for (let round = 0; round < CATALOG_ROUNDS; round++) {
+      for (let k = 0; k < names.length; k++) {
+        const name = names[(round + k) % names.length];
+        const cpu = () => ({ mock: cpuMs({ pids: srv[name].pids }), pg: cpuMs({ postmaster }), gen: own() });
+        const before = cpu();
+        const r = await load(srv[name].origins[0], paths, { duration: seconds });
+        await new Promise((res) => setTimeout(res, 500));
+        const after = cpu();
+        runs[name].push({ rps: r.rps, reads: r.total, ...Object.fromEntries(Object.keys(before).map((x) => [x, after[x] - before[x]])) });
+      }
     }
-    const mean = (xs) => (xs[0] + xs[1]) / 2;
-    return { file_rps: mean(rps.file), pg_rps: mean(rps.pg), ratio: mean(rps.pg) / mean(rps.file) };
+    const ratios = (name) => runs[name].map((r, i) => r.rps / runs.file[i].rps);
+    const reads = runs.pg.reduce((n, r) => n + r.reads, 0);
+    await new Promise((res) => setTimeout(res, 1000));
+    const done = await dbWork(url);
+    if (admin) await printStatements(admin, reads / 1000, 'catalog reads', 'per 1,000 reads');
+    const each = (xs) => xs.map((x) => x.toFixed(2)).join(' ');
+    const per1000 = (name, x) => (1000 * runs[name].reduce((n, r) => n + r[x], 0)) / runs[name].reduce((n, r) => n + r.reads, 0);
+    return {
+      file_rps: median(runs.file.map((r) => r.rps)),
+      pg_rps: median(runs.pg.map((r) => r.rps)),
+      ratio: median(ratios('pg')),
+      each_round: each(ratios('pg')),
+      file_store_ratio_to_itself: median(ratios('file2')),
+      to_itself_each_round: each(ratios('file2')),
+      pg_cpu_ms_per_1000: per1000('pg', 'pg'),
+      pg_cpu_ms_per_1000_beside_file: per1000('file', 'pg'),
+      pg_transactions_per_1000: (1000 * (done.xacts - work.xacts)) / reads,
+      pg_rows_written_per_read: (done.written - work.written) / reads,
+      mock_cpu_ms_per_1000_pg: per1000('pg', 'mock'),
+      mock_cpu_ms_per_1000_file: per1000('file', 'mock'),
+      autocannon_cpu_ms_per_1000: per1000('file', 'gen'),
+    };
   } finally {
-    await a.stop();
-    await b.stop();
+    await Promise.all(Object.values(srv).map((s) => s.stop()));
   }
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-/** BENCH_PG_ROWS=burst: the webhook burst's rows alone (its file store and PostgreSQL runs in turn, as in the full run); =booking: the booking flow's one-instance rows alone. */
-const BURST_ONLY = process.env.BENCH_PG_ROWS === 'burst';
-const BOOKING_ONLY = process.env.BENCH_PG_ROWS === 'booking';
+/**
+ * BENCH_PG_ROWS=burst: the webhook burst's rows alone (its file store and PostgreSQL runs in turn, as
+ * in the full run); BENCH_PG_ROWS=catalog: the catalog reads' row alone; BENCH_PG_ROWS=booking: the
+ * booking flow's one-instance rows alone.
+ */
+const ROWS = process.env.BENCH_PG_ROWS;
+const CATALOG_ROW = 'catalog reads, GET /activities/{uuid}, PostgreSQL (one instance) / file store';
 
 function burstRows(runs) {
   const hooks = (rs) => ({ delivered: Math.min(...rs.map((r) => r.delivered)), deliveries_per_s: median(rs.map((r) => r.deliveries_per_s)), each_round: rs.map((r) => r.deliveries_per_s.toFixed(0)).join(' '), sent_twice: Math.max(...rs.map((r) => r.sent_twice)), ...Object.fromEntries(['mock_cpu_ms', 'pg_cpu_ms', 'xacts'].filter((k) => k in rs[0]).map((k) => [`median_${k}`, median(rs.map((r) => r[k]))])) });
@@ -295,11 +345,12 @@ export async function run({ duration = 10 } = {}) {
     const orders = await preloadDatabase(createStore, url);
     const runs = { file: [], pg1: [], pg2: [] };
     const booked = {};
-    if (BURST_ONLY) {
+    if (ROWS === 'catalog') return { [CATALOG_ROW]: await catalogReads(file, url, duration, postmaster, admin) };
+    if (ROWS === 'burst') {
       for (let i = 0; i < ROUNDS; i++) for (const [k, db, n] of [['file', file, 1], ['pg1', url, 1], ['pg2', url, 2]]) runs[k].push(await burst(db, n, postmaster, admin));
       return burstRows(runs);
     }
-    if (BOOKING_ONLY) {
+    if (ROWS === 'booking') {
       booked.file = await booking(file, 1, duration);
       booked.pg1 = await booking(url, 1, duration, 0, false, postmaster, admin);
       booked.file20 = await booking(file, 1, duration, 20);
@@ -315,7 +366,7 @@ export async function run({ duration = 10 } = {}) {
     }
     // The three in turn, so that the machine's drift is shared; the booking flow once each (its
     // load adds orders: the database holds 10,000 more at the end), the burst ROUNDS times.
-    const catalog = await catalogReads(file, url, duration);
+    const catalog = await catalogReads(file, url, duration, postmaster, admin);
     booked.file = await booking(file, 1, duration);
     booked.pg1 = await booking(url, 1, duration, 0, false, postmaster, admin);
     booked.pg2 = await booking(url, 2, duration, 0, false, postmaster, admin);
@@ -337,7 +388,7 @@ export async function run({ duration = 10 } = {}) {
       'booking flow, 20 applications, PostgreSQL, one instance': flat(booked.pg1x20),
       'booking flow, 20 applications, PostgreSQL, two instances in turn': flat(booked.pg2x20),
       'booking flow, 20 applications, PostgreSQL, two instances, each application on one (hashed)': flat(booked.pg2sticky),
-      'catalog reads, GET /activities/{uuid}, PostgreSQL (one instance) / file store': catalog,
+      [CATALOG_ROW]: catalog,
       'PostgreSQL one instance / file store in 20 applications, bookings/s': { ratio: booked.pg1x20.bookings_per_s / booked.file20.bookings_per_s },
       ...burstRows(runs),
     };

@@ -34,7 +34,7 @@ for (const [name, mod] of Object.entries(sections)) {
           (v.mock.non2xx || v.mock.errors ? ` | mock non-2xx ${v.mock.non2xx}, errors ${v.mock.errors}` : ''),
       );
     } else {
-      console.log(`${k}: ${Object.entries(v).map(([a, b]) => `${a} ${fmt(b, 1)}`).join(', ')}`);
+      console.log(`${k}: ${Object.entries(v).map(([a, b]) => `${a} ${fmt(b, /ratio/.test(a) ? 2 : 1)}`).join(', ')}`);
     }
   }
 }

@@ -91,6 +91,13 @@ t.test('a write: the request body as sent, the answer with its status', async (t
   t.ok(Buffer.byteLength(long.request.body) <= BODY_CAP, 'within the cap');
   t.notOk(long.request.body.includes('\uFFFD'), 'no broken character at the cut');
   t.notOk(JSON.stringify(long).includes('hunter2'));
+
+  // Cut in the middle of a character: its first half is shown neither there nor ahead of the next body.
+  await app.inject({ method: 'POST', url: '/api/v3/carts', headers: H, payload: { note } });
+  const odd = await latest(t, app);
+  t.equal(odd.request.truncated, true);
+  t.notOk(odd.request.body.includes('\uFFFD'), 'no broken character at the cut');
+  t.notOk(odd.response.body.includes('\uFFFD'), 'nor at the start of the answer shown after it');
 });
 
 t.test('only the latest requests keep their exchange; unknown ids are 404, bad ones 400', async (t) => {

@@ -75,6 +75,23 @@ t.test('a reset on one instance drops the journal for all', async (t) => {
   t.same((await json(b, '/__admin/requests')).requests, []);
 });
 
+t.test('an exchange is stored uncompressed (it lives about a second) and read back whole', async (t) => {
+  const url = await server.createDatabase(`watch_${++n}`);
+  const store: Store = await createStore(url);
+  t.teardown(() => store.close());
+  const body = JSON.stringify({ items: Array.from({ length: 200 }, (_, i) => ({ uuid: `activity-${i}`, title: 'A long catalog answer' })) });
+  store.journal!.add({ at: 1, method: 'GET', path: '/x', status: 200, duration_ms: 1, application: 'a', req_id: 'r1', detail: () => ({ request: { headers: {}, body: null, truncated: false, bytes: 0 }, response: { headers: {}, body, truncated: false, bytes: body.length } }) });
+  await store.journal!.flush();
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  t.teardown(() => c.end());
+  const { rows } = await c.query('select id, pg_column_compression(response) as compression, pg_column_size(response) as size from mock_journal_detail');
+  t.equal(rows.length, 1);
+  t.equal(rows[0].compression, null, 'not compressed');
+  t.ok(rows[0].size > body.length, `stored at its full size (${rows[0].size} bytes)`);
+  t.equal((await store.journal!.get(Number(rows[0].id)))?.response?.body, body);
+});
+
 t.test('the journal in the database stays bounded: 1,000 per application, 200 applications, 500 exchanges', async (t) => {
   const url = await server.createDatabase(`watch_${++n}`);
   const store: Store = await createStore(url);

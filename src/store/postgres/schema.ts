@@ -26,7 +26,8 @@ import { StoreError } from '../types.js';
  *   the claim's outcome names the token, so that an instance whose lease ran out and was taken
  *   over writes nothing. Kind 'window' rows hold when a periodic job (the retention sweep) last
  *   ran, so that it runs on one instance per window.
- * - mock_journal (schema 3), mock_journal_detail, mock_journal_apps: the request journal (journal.ts).
+ * - mock_journal (schema 3), mock_journal_detail (its exchanges uncompressed since schema 7),
+ *   mock_journal_apps: the request journal (journal.ts).
  */
 const MIGRATIONS: string[] = [
   `create sequence mock_version;
@@ -94,6 +95,9 @@ const MIGRATIONS: string[] = [
   // the application up to its mark (2,234 buffers a prune in the bench's application of 20,000
   // rows, 17 ms under the application's lock) to find the few to delete.
   `create index mock_records_tombstones on mock_records (app, version) where value is null;`,
+  // The journal's exchanges uncompressed: each lives about a second, and compressing them was a
+  // quarter of PostgreSQL's CPU for the journal (docs/benchmarks.md, "Catalog reads on PostgreSQL").
+  `alter table mock_journal_detail alter column request set storage external, alter column response set storage external;`,
 ];
 
 /** The schema version this mock-server brings a database to. */
