@@ -75,7 +75,7 @@ export function capture(request: FastifyRequest, reply: FastifyReply, payload: u
   if (responseBody !== null) {
     const cc = responseHeaders['cache-control'];
     const secretive = request.method !== 'GET' || (typeof cc === 'string' && cc.includes('no-store'));
-    if (secretive) responseBody = prefix(redactText(head(responseBody)));
+    if (secretive) responseBody = masked(head(responseBody));
     else if (over(responseBody)) {
       // A Buffer is most likely a catalog answer the body cache holds anyway: kept whole while the
       // bodies kept so stay under HELD_BYTES. Copying 16 KB per request cost a catalog read of 20
@@ -86,7 +86,7 @@ export function capture(request: FastifyRequest, reply: FastifyReply, payload: u
   }
   return {
     requestHeaders,
-    requestBody: sent === null ? null : prefix(redactText(head(sent))),
+    requestBody: sent === null ? null : masked(head(sent)),
     requestBytes: sent === null ? 0 : Number(requestHeaders['content-length'] ?? Buffer.byteLength(sent)),
     responseHeaders,
     responseBody,
@@ -108,6 +108,14 @@ function bodyText(body: string | Buffer): string {
   const text = redactText(new TextDecoder().decode((typeof body === 'string' ? Buffer.from(body) : body).subarray(0, BODY_CAP), { stream: true }));
   if (typeof body !== 'string') shown.set(body, text);
   return text;
+}
+
+/** A body masked as it is taken, its first BODY_CAP bytes; show() need not mask it again when they hold all of it. */
+function masked(text: string): Buffer {
+  const safe = redactText(text);
+  const b = prefix(safe);
+  if (b.length <= BODY_CAP && b.length === Buffer.byteLength(safe)) shown.set(b, safe);
+  return b;
 }
 
 /** The kept exchange as the control API answers it; every part is masked again, whatever was done when it was taken. */
