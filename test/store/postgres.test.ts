@@ -330,35 +330,6 @@ t.test('an update joins the batch whose transaction has not started yet, though 
   t.equal(rows[0].version, rows[1].version, 'both written by one transaction');
 });
 
-t.test('a read of where an application stands does not wait for writes waiting for the database', async (t) => {
-  const url = await fresh();
-  const s = await open(t, url);
-  const other = await open(t, url);
-  for (const app of ['p', 'q', 'z']) await s.update(app, (tn) => void (tn.carts[app] = { uuid: app }));
-  await other.update('z', (tn) => void (tn.carts.z2 = { uuid: 'z2' }));
-  const blocker = new pg.Client({ connectionString: url });
-  await blocker.connect();
-  t.teardown(() => blocker.end());
-  await blocker.query("BEGIN; select 1 from mock_tenants where app in ('p', 'q') for update");
-  // Two rounds, each waiting for its lock (counted from outside the blocker's transaction, where the view would not change).
-  const waiting = async (n: number) => {
-    while (Number((await query(url, "select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()")).rows[0].n) < n) await new Promise((r) => setTimeout(r, 10));
-  };
-  const busy = [s.update('p', (tn) => void (tn.carts.p2 = { uuid: 'p2' }))];
-  await waiting(1);
-  busy.push(s.update('q', (tn) => void (tn.carts.q2 = { uuid: 'q2' })));
-  await waiting(2);
-  // Should the read wait for the writes after all, the lock goes after a while and the test fails.
-  let released = false;
-  const valve = setTimeout(() => void blocker.query('COMMIT').then(() => (released = true)), 5000);
-  await s.sync!('z');
-  t.notOk(released, 'read while both rounds wait for the lock');
-  t.ok(s.tenant('z').carts.z2, "and it brought the other instance's write");
-  clearTimeout(valve);
-  await blocker.query('COMMIT');
-  await Promise.all(busy);
-});
-
 t.test('tombstones are pruned; an instance older than the prune reloads the tenant whole', async (t) => {
   const url = await fresh();
   const a = await open(t, url);

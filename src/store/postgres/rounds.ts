@@ -21,15 +21,13 @@ export interface Round<I> {
  * Shares the database's round trips across applications: whatever every application brings while a
  * round is under way (its queued updates, a request's read of where it stands) goes into the next
  * one, a transaction for all of them (or one statement when nobody writes): group commit across
- * applications. At most `parallel` rounds are under way at once, and beside them one that only reads;
- * an application is in one at a time (its chain, chains.ts, sees to that).
+ * applications. At most `parallel` rounds are under way at once; an application is in one at a time
+ * (its chain, chains.ts, sees to that).
  */
 export class Rounds<I> {
   #writes = new Map<string, Entry<I>>();
   #checks = new Map<string, Entry<I>>();
   #running = 0;
-  /** A round that only reads, under way beside `parallel` others. */
-  #reading = false;
   #scheduled = false;
 
   constructor(
@@ -62,42 +60,29 @@ export class Rounds<I> {
   }
 
   #kick(): void {
-    if (this.#scheduled) return;
-    const full = this.#running >= this.parallel;
-    if (full ? this.#reading || this.#checks.size === 0 : this.#writes.size === 0 && this.#checks.size === 0) return;
+    if (this.#scheduled || this.#running >= this.parallel || (this.#writes.size === 0 && this.#checks.size === 0)) return;
     this.#scheduled = true;
     // After this turn of the event loop: what the other requests of the turn bring goes in too.
     setImmediate(() => {
       this.#scheduled = false;
-      if (this.#running < this.parallel && (this.#writes.size > 0 || this.#checks.size > 0)) {
-        const round: Round<I> = { writes: this.#writes, checks: this.#checks, sentAt: 0 };
-        this.#writes = new Map();
-        this.#checks = new Map();
-        for (const entry of round.writes.values()) entry.taken?.();
-        this.#running++;
-        this.#go(round, () => this.#running--);
-      } else if (!this.#reading && this.#checks.size > 0) {
-        // Both rounds wait for the disk: the reads go now, in a statement of their own (their
-        // applications have no write under way: each is in one round at a time).
-        const round: Round<I> = { writes: new Map(), checks: this.#checks, sentAt: 0 };
-        this.#checks = new Map();
-        this.#reading = true;
-        this.#go(round, () => (this.#reading = false));
-      }
+      if (this.#running >= this.parallel) return;
+      const round: Round<I> = { writes: this.#writes, checks: this.#checks, sentAt: 0 };
+      if (round.writes.size === 0 && round.checks.size === 0) return;
+      this.#writes = new Map();
+      this.#checks = new Map();
+      for (const entry of round.writes.values()) entry.taken?.();
+      this.#running++;
+      void this.run(round)
+        .then(() => {
+          for (const entry of [...round.writes.values(), ...round.checks.values()]) entry.resolve();
+        })
+        .catch((e: unknown) => {
+          for (const entry of [...round.writes.values(), ...round.checks.values()]) entry.reject(e);
+        })
+        .finally(() => {
+          this.#running--;
+          this.#kick();
+        });
     });
-  }
-
-  #go(round: Round<I>, done: () => void): void {
-    void this.run(round)
-      .then(() => {
-        for (const entry of [...round.writes.values(), ...round.checks.values()]) entry.resolve();
-      })
-      .catch((e: unknown) => {
-        for (const entry of [...round.writes.values(), ...round.checks.values()]) entry.reject(e);
-      })
-      .finally(() => {
-        done();
-        this.#kick();
-      });
   }
 }
