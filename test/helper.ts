@@ -1,3 +1,4 @@
+import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { defaults, type Config } from '../src/config.js';
@@ -42,4 +43,24 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<FastifyIn
   });
   await app.ready();
   return app;
+}
+
+/**
+ * A port of 127.0.0.1 where nothing listens, and where no server a test starts can: one below the
+ * range `listen(0)` draws from. A free port found by listening and closing could be drawn again by
+ * another test's server before it was used (a drift test once reached one).
+ */
+export async function deadPort(): Promise<number> {
+  for (const port of [9, 19, 47, 69, 99, 101, 113, 199]) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1');
+      s.once('connect', () => {
+        s.destroy();
+        resolve(false);
+      });
+      s.once('error', () => resolve(true));
+    });
+    if (refused) return port;
+  }
+  throw new Error('something answers on every port probed below 1024 of 127.0.0.1');
 }

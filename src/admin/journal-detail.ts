@@ -118,7 +118,7 @@ function masked(text: string): Buffer {
   return b;
 }
 
-/** The kept exchange as the control API answers it; every part is masked again, whatever was done when it was taken. */
+/** The kept exchange as the control API answers it; every part masked, whatever was done when it was taken (a body masked then is kept with its text). */
 export function show(c: Captured): { request: JournalMessage; response: JournalMessage } {
   const message = (headers: Headers, body: string | Buffer | null, bytes: number): JournalMessage => ({
     headers: redactHeaders(headers),

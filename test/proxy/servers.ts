@@ -86,13 +86,7 @@ export async function startForwardProxy() {
 }
 
 /** A port nothing listens on. */
-export async function deadPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
+export { deadPort } from '../helper.js';
 
 /** One request, the answer's status, headers and body bytes. */
 export async function call(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) {

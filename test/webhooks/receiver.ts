@@ -74,13 +74,7 @@ export async function startReceiver(answer: (r: Received, index: number) => Answ
 }
 
 /** A port where nothing listens: connections are refused. */
-export async function deadPort(): Promise<number> {
-  const s = http.createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
+export { deadPort } from '../helper.js';
 
 export const T0 = '2026-01-15T10:00:00.000Z';
 

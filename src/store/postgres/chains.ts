@@ -4,7 +4,7 @@
  * wait for each other.
  */
 export class Chains {
-  readonly #chains = new Map<string, { tail: Promise<void>; queued: Promise<void> | null; batch: unknown[] | null }>();
+  readonly #chains = new Map<string, { tail: Promise<void>; batch: unknown[] | null }>();
 
   /** Runs `job` after everything queued for `key`. */
   run<T>(key: string, job: () => Promise<T>): Promise<T> {
@@ -19,21 +19,6 @@ export class Chains {
     void tail.then(() => {
       if (chain.tail === tail) this.#chains.delete(key);
     });
-    return p;
-  }
-
-  /**
-   * Runs a sync: one queued and not started yet serves every caller that comes meanwhile (it will
-   * read the database after they came). One that has started may have read before: not shared.
-   */
-  sync(key: string, job: () => Promise<void>): Promise<void> {
-    const chain = this.#chain(key);
-    if (chain.queued) return chain.queued;
-    const p = this.run(key, () => {
-      chain.queued = null;
-      return job();
-    });
-    chain.queued = p;
     return p;
   }
 
@@ -65,7 +50,7 @@ export class Chains {
 
   #chain(key: string) {
     let c = this.#chains.get(key);
-    if (!c) this.#chains.set(key, (c = { tail: Promise.resolve(), queued: null, batch: null }));
+    if (!c) this.#chains.set(key, (c = { tail: Promise.resolve(), batch: null }));
     return c;
   }
 }
