@@ -26,13 +26,19 @@ interface Memory {
   unpaid?: Array<[string, RawExample]>;
 }
 
+/**
+ * A finding apart from the one it copies: its details (`others`) grow as the book notes more, which
+ * must not change the store's copy outside a write (nor a stored one the book's).
+ */
+const copied = (f: Noted): Noted => (f.others ? { ...f, others: [...f.others] } : { ...f });
+
 /** Writes what changed in a book into its tenant's `report` collection (inside store.update). */
 function save(book: AppBook, report: Record<string, unknown>): void {
   const summary: Summary = { since: book.since, requests: book.requests, steps: Object.fromEntries(book.steps), errorPaths: Object.fromEntries(book.errorPaths), logins: book.logins, ...(book.versionSeen ? { version: book.versionSeen } : {}) };
   report.book = summary;
   for (const key of book.changed) {
     const f = book.findings.get(key);
-    if (f) report[`f:${key}`] = { ...f };
+    if (f) report[`f:${key}`] = copied(f);
   }
   book.changed.clear();
   if (book.memoryChanged) {
@@ -52,7 +58,7 @@ function load(report: Readonly<Record<string, unknown>> | undefined): AppBook | 
   for (const [k, v] of Object.entries(s.errorPaths ?? {})) book.errorPaths.set(k as ErrorPath, v);
   book.logins = Array.isArray(s.logins) ? s.logins : [];
   if (typeof s.version === 'string') book.versionSeen = s.version;
-  for (const [k, v] of Object.entries(report)) if (k.startsWith('f:')) book.findings.set(k.slice(2), { ...(v as Noted) });
+  for (const [k, v] of Object.entries(report)) if (k.startsWith('f:')) book.findings.set(k.slice(2), copied(v as Noted));
   const m = report.memory as Memory | undefined;
   if (m) {
     book.refundPoliciesRead = new BoundedSet(10_000, m.refund);
