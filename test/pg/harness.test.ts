@@ -4,21 +4,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import pg from 'pg';
 import { spawnOwned } from '../child.js';
-import { startPostgres, sweepOrphans } from './server.js';
+import { query, startPostgres, sweepOrphans } from './server.js';
 
 const server = await startPostgres(t);
 
-async function query(url: string, sql: string, params: unknown[] = []): Promise<pg.QueryResult> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await c.query(sql, params);
-  } finally {
-    await c.end();
-  }
-}
 
 t.test('answers on 127.0.0.1 as a password-protected user owning its database', async (t) => {
   const url = new URL(server.url);

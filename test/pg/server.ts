@@ -207,6 +207,11 @@ function run(bins: Binaries, name: string, args: string[], server = false): Chil
   return spawn(file, argv, { stdio: ['ignore', 'pipe', 'pipe'], cwd: tmpdir(), env: { ...process.env, LC_ALL: 'C' }, ...bins.runAs });
 }
 
+/** One statement on a connection of its own (a test's look at the tables, or a change to them). */
+export function query(url: string, sql: string, params: unknown[] = []): Promise<pg.QueryResult> {
+  return admin(url, (c) => c.query(sql, params));
+}
+
 async function admin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();

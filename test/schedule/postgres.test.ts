@@ -1,29 +1,20 @@
 // Due work on one PostgreSQL shared by two app instances: each webhook, scenario step and retention
 // sweep runs once, on one of them, whichever instance recorded it.
 import t, { type Test } from 'tap';
-import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { systemClock } from '../../src/clock.js';
 import { createStore } from '../../src/store/index.js';
 import { deliveryDue } from '../../src/webhooks/delivery.js';
 import { LeaseLostError } from '../../src/store/index.js';
 import { bookOrder, overInjectInTurn } from '../book-order.js';
-import { startPostgres } from '../pg/server.js';
+import { query, startPostgres } from '../pg/server.js';
 import { buildWebhookApp, startReceiver, T0, type Answer, type Received } from '../webhooks/receiver.js';
 
 const server = await startPostgres(t);
 let n = 0;
 
 /** The rows `text` selects, on a connection of its own. */
-async function rows(db: string, text: string): Promise<pg.QueryResultRow[]> {
-  const c = new pg.Client({ connectionString: db });
-  await c.connect();
-  try {
-    return (await c.query(text)).rows;
-  } finally {
-    await c.end();
-  }
-}
+const rows = async (db: string, text: string) => (await query(db, text)).rows;
 
 /** A store on a fresh database whose deliveries are due work, and that database's URL. */
 async function deliveryStore(t: Test) {

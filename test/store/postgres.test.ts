@@ -7,7 +7,7 @@ import { Db } from '../../src/store/postgres/db.js';
 import { redactUrl, scrub } from '../../src/store/postgres/errors.js';
 import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js';
 import { SQL } from '../../src/store/postgres/sql.js';
-import { startPostgres } from '../pg/server.js';
+import { query, startPostgres } from '../pg/server.js';
 
 const server = await startPostgres(t);
 let n = 0;
@@ -21,15 +21,6 @@ async function open(t: Test, url: string): Promise<Store> {
   return s;
 }
 
-async function query(url: string, sql: string): Promise<pg.QueryResult> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 /** Polls (every 20 ms, at most 5 s) until `check` holds. */
 async function eventually(check: () => boolean): Promise<boolean> {
