@@ -114,7 +114,7 @@ function bodyText(body: string | Buffer): string {
 function masked(text: string): Buffer {
   const safe = redactText(text);
   const b = prefix(safe);
-  if (b.length <= BODY_CAP && b.length === Buffer.byteLength(safe)) shown.set(b, safe);
+  if (safe.length <= BODY_CAP && b.length <= BODY_CAP) shown.set(b, safe);
   return b;
 }
 
