@@ -94,6 +94,8 @@ export class ClientRegistry {
     // any instances, one finds the client and the other answers that there is none.
     const found: { record?: RegisteredClient } = {};
     await this.store.updateServer((s) => {
+      // Reset per run: a retried write may find the client revoked by another instance.
+      found.record = undefined;
       const rest = { ...s.clients };
       if (!Object.hasOwn(rest, clientId)) return;
       found.record = rest[clientId];

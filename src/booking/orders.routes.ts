@@ -138,10 +138,11 @@ export default async function ordersRoutes(app: FastifyInstance) {
         extra_data: extra, affiliate: body.affiliate ?? null, affiliate_channel: body.affiliate_channel ?? null, email_notification: body.email_notification,
       };
       t.orders[o.uuid] = o as unknown as OrderRecord;
-      app.orderItems.add(request.service.application, o);
       (t.carts[cart.uuid] as unknown as Cart).order_uuid = o.uuid;
       return o;
     });
+    // Indexed once committed: a write retried on a fresher tenant makes new uuids.
+    app.orderItems.add(request.service.application, order);
     return orderView(app, request, order);
   });
 

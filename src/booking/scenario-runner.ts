@@ -64,9 +64,10 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
     const now = app.now(application);
     const due = runsOf(app.store.tenant(application)).filter((r) => (!only || only.has(r.order_item_uuid)) && !r.stopped && !isFinished(r) && dueMoves(r, now).length);
     if (!due.length) return new Set();
-    const steps: Array<{ scenario: string; application: string; order_item_uuid: string; from: string; to: string }> = [];
-    const deliveries = await app.store.update(application, (t) => {
+    // steps is built inside: a write retried on a fresher tenant runs this again.
+    const { sent: deliveries, steps } = await app.store.update(application, (t) => {
       const sent: (Delivery | null)[] = [];
+      const steps: Array<{ scenario: string; application: string; order_item_uuid: string; from: string; to: string }> = [];
       for (const { order_item_uuid } of due) {
         const run = t.scenario_runs[order_item_uuid] as unknown as StoredRun;
         const order = t.orders[run.order_uuid] as unknown as Order | undefined;
@@ -90,7 +91,7 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
           run.applied = action.index + 1;
         }
       }
-      return sent;
+      return { sent, steps };
     });
     for (const step of steps) app.log.info({ scenario_step: step }, `scenario ${step.scenario}: item ${step.order_item_uuid} ${step.from} → ${step.to}`);
     sendAll(app, deliveries);

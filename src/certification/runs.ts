@@ -169,8 +169,9 @@ async function certificationPlugin(app: FastifyInstance, opts: { keyFile: string
       const now = app.now(application);
       const setup = Object.fromEntries(suite.requirements.map((d) => [d.id, resolveSetup(app, d, now)]));
       const fault = await armFault(app, suite, application, setup);
-      const ended: RunRecord[] = [];
-      const run = await app.store.update(application, (t) => {
+      // ended is built inside: a write retried on a fresher tenant runs this again.
+      const { run, ended } = await app.store.update(application, (t) => {
+        const ended: RunRecord[] = [];
         // One run at a time per application: starting again ends the one running.
         for (const r of runsOf(t)) if (r.state === 'running') ended.push(Object.assign(t.certifications[r.id] as unknown as RunRecord, { state: 'ended', ended_at: now.toISOString() }));
         const seq = (t.counters.certifications = (t.counters.certifications ?? 0) + 1);
@@ -182,7 +183,7 @@ async function certificationPlugin(app: FastifyInstance, opts: { keyFile: string
         t.certifications[id] = record as unknown as Tenant['certifications'][string];
         const old = runsOf(t).filter((r) => r.state !== 'running').sort((a, b) => a.started_at.localeCompare(b.started_at));
         for (const r of old.slice(0, Math.max(0, old.length - KEEP_RUNS + 1))) delete t.certifications[r.id];
-        return record;
+        return { run: record, ended };
       });
       await disarm(ended);
       return run;

@@ -180,15 +180,18 @@ class StoredFaults implements Faults {
     let id = 0;
     await this.store.updateServer((s) => void (id = s.fault_seq = (s.fault_seq ?? 0) + 1));
     const fault = { ...checked, id };
+    let counted = { rev: 0, n: 0 };
     await this.#change(key, (faults, rev) => {
       // Revisions count the writes of the armed set, each under the lock: rev + 1 is this write's.
-      this.#counts.set(key, { rev: rev + 1, n: full(faults, rev) + 1 });
+      // Kept only once the write commits: a write retried on a fresher tenant runs this again.
+      counted = { rev: rev + 1, n: full(faults, rev) + 1 };
       faults[id] = copy(fault);
       return true;
     }).catch((e: unknown) => {
       this.#counts.delete(key);
       throw e;
     });
+    this.#counts.set(key, counted);
     return fault;
   }
 
@@ -200,6 +203,8 @@ class StoredFaults implements Faults {
       if (!candidate) return null;
       let used: Fault | null = null;
       await this.#change(candidate.application ?? '', (faults) => {
+        // Reset per run: a retried write may find the fault used up by another instance.
+        used = null;
         const f = faults[candidate.id];
         if (!f) return false;
         used = copy(f);

@@ -32,20 +32,36 @@ interface Memory {
  */
 const copied = (f: Noted): Noted => (f.others ? { ...f, others: [...f.others] } : { ...f });
 
-/** Writes what changed in a book into its tenant's `report` collection (inside store.update). */
-function save(book: AppBook, report: Record<string, unknown>): void {
+/**
+ * Writes a book's summary, the findings `keys` and (if `memory`) its memory into its tenant's
+ * `report` collection (inside store.update). It leaves the book as it is: a write retried on a
+ * fresher tenant runs it again.
+ */
+function save(book: AppBook, report: Record<string, unknown>, keys: Iterable<string>, memory: boolean): void {
   const summary: Summary = { since: book.since, requests: book.requests, steps: Object.fromEntries(book.steps), errorPaths: Object.fromEntries(book.errorPaths), logins: book.logins, ...(book.versionSeen ? { version: book.versionSeen } : {}) };
   report.book = summary;
-  for (const key of book.changed) {
+  for (const key of keys) {
     const f = book.findings.get(key);
     if (f) report[`f:${key}`] = copied(f);
   }
-  book.changed.clear();
-  if (book.memoryChanged) {
-    const memory: Memory = { refund: book.refundPoliciesRead.newest(KEEP_MEMORY), customer: book.customerSchemaRead.newest(KEEP_MEMORY), participants: book.participantsSchemaRead.newest(KEEP_MEMORY), paid: [...book.paid].slice(-KEEP_MEMORY), unpaid: [...book.unpaid].slice(-KEEP_MEMORY) };
-    report.memory = memory;
-    book.memoryChanged = false;
+  if (memory) {
+    const kept: Memory = { refund: book.refundPoliciesRead.newest(KEEP_MEMORY), customer: book.customerSchemaRead.newest(KEEP_MEMORY), participants: book.participantsSchemaRead.newest(KEEP_MEMORY), paid: [...book.paid].slice(-KEEP_MEMORY), unpaid: [...book.unpaid].slice(-KEEP_MEMORY) };
+    report.memory = kept;
   }
+}
+
+/** Takes what a book has to save and clears it: what the book notes from now on goes with the next save. */
+function pending(book: AppBook): { keys: string[]; memory: boolean } {
+  const taken = { keys: [...book.changed], memory: book.memoryChanged };
+  book.changed.clear();
+  book.memoryChanged = false;
+  return taken;
+}
+
+/** A save that failed: what it took is to be saved again. */
+function restore(book: AppBook, taken: { keys: string[]; memory: boolean }): void {
+  for (const key of taken.keys) book.changed.add(key);
+  book.memoryChanged ||= taken.memory;
 }
 
 /** A book as a saved report left it, or null when there is none (or it is not one). */
@@ -90,6 +106,8 @@ export class ReportBooks {
   readonly #shared: boolean;
   /** Shared: where each book stood when last loaded or saved. */
   readonly #bases = new Map<string, Base>();
+  /** Shared: the save under way of each application. */
+  readonly #saving = new Map<string, Promise<void>>();
 
   constructor(
     private readonly store: Store,
@@ -175,39 +193,47 @@ export class ReportBooks {
     // costs nothing, where listing the applications cost O(applications) for each book saved (a
     // book is saved when another application's request takes its place: 25 ms a request at 20,000).
     if (!book || Object.isFrozen(this.store.tenant(application))) return Promise.resolve();
-    if (this.#shared) return this.#saveShare(application, book);
-    return this.store.update(application, (t) => save(book, t.report)).catch((e: Error) => this.warn(`The integration report of ${application} was not saved: ${e.message}`));
+    if (this.#shared) {
+      // One save of an application at a time: the next one's share starts where this one's ended.
+      const saving = (this.#saving.get(application) ?? Promise.resolve()).then(() => this.#saveShare(application, book));
+      this.#saving.set(application, saving);
+      void saving.then(() => this.#saving.get(application) === saving && this.#saving.delete(application));
+      return saving;
+    }
+    const taken = pending(book);
+    return this.store.update(application, (t) => save(book, t.report, taken.keys, taken.memory)).catch((e: Error) => {
+      restore(book, taken);
+      this.warn(`The integration report of ${application} was not saved: ${e.message}`);
+    });
   }
 
   /**
    * Adds this instance's share to the book the store holds, under the application's lock (the
-   * tenant is then up to date), and takes the sum as its own. Read through tenant(), which is the
-   * tenant being written: read through the tracked one, the whole report would count as changed.
+   * tenant is then up to date), and takes the sum as its own once written. Read through tenant(),
+   * which is the tenant being written: read through the tracked one, the whole report would count
+   * as changed. The write changes only the tenant: a write retried on a fresher tenant runs it again.
    */
-  #saveShare(application: string, book: AppBook): Promise<void> {
-    let before = EMPTY_BASE;
-    return this.store
-      .update(application, (t) => {
-        const stored = load(this.store.tenant(application).report);
-        if (!stored) save(book, t.report);
-        else {
-          before = baseOf(stored);
-          for (const key of addShare(stored, book, this.#bases.get(application) ?? EMPTY_BASE, this.#isPaid(application))) stored.changed.add(key);
-          save(stored, t.report);
-          adopt(book, stored);
-          book.changed.clear();
-          book.memoryChanged = false;
-        }
-        // A book dropped meanwhile (evicted, reset) leaves the base of the one that took its place.
-        if (this.#books.get(application) === book) this.#bases.set(application, baseOf(book));
-      })
-      .catch((e: Error) => {
-        // Not saved: this instance's share is still to be added, from what the store holds.
-        if (this.#books.get(application) === book) this.#bases.set(application, before);
-        for (const key of book.findings.keys()) book.changed.add(key);
-        book.memoryChanged = true;
-        this.warn(`The integration report of ${application} was not saved: ${e.message}`);
+  async #saveShare(application: string, book: AppBook): Promise<void> {
+    const taken = pending(book);
+    try {
+      const { stored, at } = await this.store.update(application, (t) => {
+        const stored = load(this.store.tenant(application).report) ?? new AppBook(book.since);
+        const at = baseOf(book);
+        for (const key of addShare(stored, book, this.#bases.get(application) ?? EMPTY_BASE, this.#isPaid(application))) stored.changed.add(key);
+        save(stored, t.report, stored.changed, stored.memoryChanged || taken.memory);
+        return { stored, at };
       });
+      // A book dropped meanwhile (evicted, reset) has nothing to take over.
+      if (this.#books.get(application) !== book) return;
+      const committed = baseOf(stored);
+      // What the book counted while the write was under way stays its own share, to be saved next.
+      addShare(stored, book, at, this.#isPaid(application));
+      adopt(book, stored);
+      this.#bases.set(application, committed);
+    } catch (e) {
+      restore(book, taken);
+      this.warn(`The integration report of ${application} was not saved: ${(e as Error).message}`);
+    }
   }
 
   #isPaid(application: string): (order: string) => boolean {

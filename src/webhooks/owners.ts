@@ -1,6 +1,7 @@
 import type { Claim, Scheduler } from '../schedule/index.js';
 import { LeaseLostError, type Store, type Tenant } from '../store/index.js';
 import type { Outcome } from './attempt.js';
+import type { Logged } from './recorder.js';
 import { deliveryDue, type Delivery } from './delivery.js';
 import type { SendQueue } from './queue.js';
 
@@ -15,8 +16,8 @@ export interface Owner {
   start(): void;
   /** A delivery recorded on this instance, once its write is done. */
   recorded(d: Delivery): void;
-  /** Writes attempt outcomes of one application (`apply` records one); a promise per outcome. */
-  write(application: string, outcomes: Outcome[], apply: (t: Tenant, o: Outcome) => void): Array<Promise<unknown>>;
+  /** Writes attempt outcomes of one application (`apply` records one); a promise per outcome, of what `apply` returned. */
+  write(application: string, outcomes: Outcome[], apply: (t: Tenant, o: Outcome) => Logged): Array<Promise<Logged>>;
   /** An attempt's outcome is written (written), or will not be: the delivery goes back to being due. */
   finished(d: Delivery, written: boolean): void;
   /** A queued delivery found delivered, failed or gone. */
@@ -46,9 +47,9 @@ export class LocalOwner implements Owner {
     this.queue.track(d);
   }
 
-  write(application: string, outcomes: Outcome[], apply: (t: Tenant, o: Outcome) => void): Array<Promise<unknown>> {
-    const written = this.store.update(application, (t) => outcomes.forEach((o) => apply(t, o)));
-    return outcomes.map(() => written);
+  write(application: string, outcomes: Outcome[], apply: (t: Tenant, o: Outcome) => Logged): Array<Promise<Logged>> {
+    const written = this.store.update(application, (t) => outcomes.map((o) => apply(t, o)));
+    return outcomes.map((_, i) => written.then((all) => all[i] as Logged));
   }
 
   finished(): void {}
@@ -90,7 +91,7 @@ export class ClaimedOwner implements Owner {
   }
 
   /** One write per outcome, each fenced by its own claim (group commit still makes them one transaction). */
-  write(application: string, outcomes: Outcome[], apply: (t: Tenant, o: Outcome) => void): Array<Promise<unknown>> {
+  write(application: string, outcomes: Outcome[], apply: (t: Tenant, o: Outcome) => Logged): Array<Promise<Logged>> {
     return outcomes.map((o) => {
       const held = this.#claims.get(o.d.id);
       return held ? this.scheduler.record('webhook', held.claim, application, (t) => apply(t, o)) : Promise.reject(new LeaseLostError([]));

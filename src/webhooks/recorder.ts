@@ -4,6 +4,9 @@ import type { Outcome } from './attempt.js';
 import { afterAttempt, type Delivery, type DeliveryAttempt } from './delivery.js';
 import type { Owner } from './owners.js';
 
+/** What a write recorded of one outcome: each attempt with the delivery after it. */
+export type Logged = Array<[DeliveryAttempt, Delivery]>;
+
 /** Told about each recorded attempt: the delivery, the attempt, and the delivery after it. */
 export type AttemptObserver = (delivery: Delivery, attempt: DeliveryAttempt, next: Delivery) => void;
 
@@ -50,21 +53,19 @@ export class Recorder {
   }
 
   #write(application: string, list: Outcome[]): void {
-    const settled = new Set<Outcome>();
-    // Once an outcome is in the state (in memory): log it and free its item. A store shared by
-    // instances runs the function later (under the application's lock); if the write fails before
-    // it ran, the item is freed all the same, and the attempt is made again.
-    const settle = (o: Outcome, logged: Array<[DeliveryAttempt, Delivery]>) => {
-      if (settled.has(o)) return;
-      settled.add(o);
+    // Once its write is done: log an outcome and free its item. If the write failed, the item is
+    // freed all the same, and the attempt is made again.
+    const settle = (o: Outcome, logged: Logged) => {
       for (const [attempt, next] of logged) {
         if (this.o.logger) logAttempt(this.o.logger, o.d, attempt, o.receiver, next);
         for (const observe of this.o.observers) observe(o.d, attempt, next);
       }
       this.o.settled(o.d, logged.length > 0);
     };
-    const apply = (t: Tenant, o: Outcome) => {
-      const logged: Array<[DeliveryAttempt, Delivery]> = [];
+    // Changes only the tenant: a write retried on a fresher tenant runs it again, and only the run
+    // that commits is logged.
+    const apply = (t: Tenant, o: Outcome): Logged => {
+      const logged: Logged = [];
       for (const r of o.records) {
         const cur = t.deliveries[r.d.id] as unknown as Delivery;
         // A chaos send adds to the log of a delivery that is delivered already.
@@ -72,15 +73,15 @@ export class Recorder {
         t.deliveries[r.d.id] = next as unknown as Tenant['deliveries'][string];
         logged.push([r.attempt, next]);
       }
-      settle(o, logged);
+      return logged;
     };
     const writes = this.o.owner.write(application, list, apply);
     void Promise.allSettled(writes).then((results) => {
       const failed: Outcome[] = [];
       let err: unknown;
       list.forEach((o, i) => {
-        const r = results[i];
-        if (r?.status !== 'rejected') return;
+        const r = results[i] as PromiseSettledResult<Logged>;
+        if (r.status === 'fulfilled') return settle(o, r.value);
         if (r.reason instanceof LeaseLostError) {
           const attempts = o.records.map((x) => x.attempt.status_code ?? x.attempt.error);
           this.o.logger?.warn({ delivery: o.d.id, application: o.d.application, attempts }, `webhook attempt outcome discarded: the lease on delivery ${o.d.id} ran out and another instance took it over (at least once: the receiver may get it twice, with the same webhook-id)`);
