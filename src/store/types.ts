@@ -51,6 +51,9 @@ export interface Store {
    * Only what `fn` reaches through its `tenant` argument is tracked: `tenant.orders[id].status = 'OK'`
    * is written, but mutating a record fetched earlier with tenant() is not (it would be lost by a
    * crash). Reading a key inside `fn` marks it written; iterating a whole collection marks all of it.
+   * `fn` may run more than once (a store shared by instances runs it again, its changes undone, when
+   * another instance wrote the tenant meanwhile): it changes nothing but the tenant, and what it
+   * returns is the run that was written. Anything else is done after the promise resolves.
    *
    * `leases` (a store shared by instances): the claims of due work whose outcome this write records.
    * It runs only while every one of them is still held, and gives them back in the same transaction;

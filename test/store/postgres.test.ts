@@ -2,7 +2,7 @@
 // store promises (store.test.ts), plus what several instances on one database need.
 import t, { type Test } from 'tap';
 import pg from 'pg';
-import { createStore, StoreError, type Store } from '../../src/store/index.js';
+import { createStore, StoreError, type Store, type Tenant } from '../../src/store/index.js';
 import { Db } from '../../src/store/postgres/db.js';
 import { redactUrl, scrub } from '../../src/store/postgres/errors.js';
 import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js';
@@ -265,6 +265,73 @@ t.test('writes to one application from two instances are serialized: none is los
     t.equal(Object.keys(s.tenant('shared').orders).length, 200);
     t.equal(s.tenant('shared').counters.order, 200);
   }
+});
+
+/** Every text this process sends to PostgreSQL, from now until the test ends. */
+function sentTexts(t: Test): string[] {
+  const sent: string[] = [];
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const q = args[0] as string | { text?: string; name?: string };
+    sent.push(typeof q === 'string' ? q : (q.text ?? q.name ?? ''));
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  t.teardown(() => void (pg.Client.prototype.query = query));
+  return sent;
+}
+
+t.test('an update on a current cache is written in one round trip; on a tenant another instance wrote meanwhile, it runs again on the tenant brought up to date', async (t) => {
+  const url = await fresh();
+  const a = await open(t, url);
+  const b = await open(t, url);
+  await a.update('k', (tn) => void (tn.counters.n = 1));
+  await a.update('m', (tn) => void (tn.counters.n = 1));
+  const sent = sentTexts(t);
+  const seen: unknown[] = [];
+  const bump = (name: string) => (tn: Tenant) => {
+    seen.push(tn.counters.n);
+    tn.carts[`${name}${seen.length}`] = { uuid: name };
+    return (tn.counters.n = (tn.counters.n ?? 0) + 1);
+  };
+  t.equal(await a.update('k', bump('a')), 2);
+  t.same(seen, [1]);
+  t.equal(sent.length, 1, 'one round trip');
+  t.notMatch(sent[0], /BEGIN|mock_lock/, 'nothing locked before the write');
+  t.match(sent[0], /mock_write/);
+
+  // b writes k and m; a does not know it yet.
+  await b.update('k', (tn) => void ((tn.counters.n = 10), (tn.carts.fromB = { uuid: 'fromB' })));
+  await b.update('m', (tn) => void (tn.counters.n = 10));
+  sent.length = 0;
+  seen.length = 0;
+  t.equal(await a.update('k', bump('b')), 11, 'counted on from what b wrote');
+  t.same(seen, [2, 10], 'ran on the cache, then again on the tenant brought up to date');
+  t.equal(sent.length, 3, 'the write, then a round that locks and reads first (two round trips)');
+  t.match(sent[1], /BEGIN[^]*mock_lock[^]*mock_since/);
+  t.match(sent[2], /mock_write[^]*COMMIT/);
+  t.same(Object.keys(a.tenant('k').carts).sort(), ['a1', 'b2', 'fromB'], 'the first run (b1) is undone in the cache');
+  const r = await open(t, url);
+  t.same(Object.keys(r.tenant('k').carts).sort(), ['a1', 'b2', 'fromB'], 'and was never written');
+  t.equal(r.tenant('k').counters.n, 11);
+
+  // Found newer: k's next rounds lock and read first, so a write by b meanwhile costs no second run.
+  await b.update('k', (tn) => void (tn.counters.n = 20));
+  seen.length = 0;
+  t.equal(await a.update('k', bump('c')), 21);
+  t.same(seen, [20], 'ran once, on the tenant read under the lock');
+
+  // Two applications in one round: m is newer, n is current. n is written once, m runs again.
+  await a.update('n', (tn) => void (tn.counters.n = 1));
+  seen.length = 0;
+  sent.length = 0;
+  const both = await Promise.all([a.update('m', bump('m')), a.update('n', bump('n'))]);
+  t.same(both, [11, 2]);
+  t.same(seen, [1, 1, 10], 'm and n on the cache, then m again');
+  t.equal(sent.length, 3, 'one write for both, then m locked, read and written');
+  const after = await open(t, url);
+  t.same([after.tenant('m').counters.n, after.tenant('n').counters.n], [11, 2]);
+  t.same(Object.keys(after.tenant('n').carts), ['n2']);
+  t.same(Object.keys(after.tenant('m').carts), ['m3']);
 });
 
 t.test('updates queued behind one transaction share the next (group commit); one that throws fails alone', async (t) => {

@@ -6,7 +6,9 @@ import type { Writes } from './rows.js';
 /** What a round writes, every application's rows side by side (the arrays of mock_write, sql.ts). */
 export class Batch {
   readonly apps: string[] = [];
+  /** The version and birth each application's tenant was at: it is written only if it still is. */
   readonly versions: number[] = [];
+  readonly borns: number[] = [];
   /** Applications whose settings (a tenant field replaced whole) are written. */
   readonly settings: string[] = [];
   readonly due: DueRow[] = [];
@@ -15,10 +17,11 @@ export class Batch {
   readonly #replaced: [string[], string[]] = [[], []];
   readonly #rows: [string[], string[], string[], Array<string | null>] = [[], [], [], []];
 
-  add(app: string, version: number, writes: Writes, due: { rows: DueRow[]; cleared: string[] }): void {
+  add(app: string, version: number, born: number, writes: Writes, due: { rows: DueRow[]; cleared: string[] }): void {
     if (writes.keys.length === 0) return;
     this.apps.push(app);
     this.versions.push(version);
+    this.borns.push(born);
     if (writes.fields.includes('')) this.settings.push(app);
     for (const f of writes.replaced) {
       this.#replaced[0].push(app);
@@ -38,9 +41,9 @@ export class Batch {
     }
   }
 
-  /** $1-$8 of mock_write. */
+  /** $1-$9 of mock_write. */
   params(): unknown[] {
-    return [this.apps, this.versions, ...this.#replaced, ...this.#rows];
+    return [this.apps, this.versions, this.borns, ...this.#replaced, ...this.#rows];
   }
 }
 

@@ -142,7 +142,7 @@ export class PostgresDue implements DueTable {
     return { rows: rows.filter((r) => r.at !== null || !cleared.includes(r.kind)), cleared };
   }
 
-  /** The write statement's parameters for `rows` ($9-$14 of mock_write, sql.ts). */
+  /** The write statement's parameters for `rows` ($10-$15 of mock_write, sql.ts). */
   params(rows: DueRow[]): unknown[][] {
     return [
       rows.map((r) => r.app),

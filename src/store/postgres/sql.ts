@@ -29,31 +29,39 @@ export const arrayOf = (values: Array<string | number | null>, type: 'text' | 'b
   `array[${values.map((v) => (v === null ? 'null' : type === 'text' ? literal(String(v)) : String(Math.trunc(Number(v))))).join(',')}]::${type}[]`;
 
 /**
- * The writes of a round, every application's in one statement: fields replaced whole tombstone
- * their entries; rows upserted or tombstoned; each tenant's version; and the due rows of the
- * records written (they commit together). $1 apps and $2 their new versions; $3, $4 the fields
- * replaced whole (app, field); $5-$8 the rows (app, field, key, JSON value or null); $9-$14 due
- * rows (app, kind, key, due time or null: the row goes, chain, rank); $15, $16 due kinds replaced
- * whole (app, kind): their other rows go; $17 applications whose row the round created and that
- * wrote nothing: their row goes. A due row written again keeps its lease: a write that
- * merely read the record (update() writes what it reads) must not free work another instance is
- * doing; the holder gives it back with its outcome (due.ts). It answers the server state's
- * version, read after the round's locks.
+ * The writes of a round, every application's in one statement. $1-$3: the applications (in name
+ * order), the version and birth each update's tenant was at; each application's row is locked, and
+ * written only when it still is at that version and birth: its version then moves to a new one,
+ * and everything else the application writes joins it (`t`), so an application found newer writes
+ * nothing (the writer runs its updates again, on the tenant brought up to date: writer.ts). A round
+ * that locked and read its applications first (the writer's second round trip) always finds them so.
+ * Then: fields replaced whole tombstone their entries; rows upserted or tombstoned; the due rows of
+ * the records written (they commit together). $4, $5 the fields replaced whole (app, field);
+ * $6-$9 the rows (app, field, key, JSON value or null); $10-$15 due rows (app, kind, key, due time
+ * or null: the row goes, chain, rank); $16, $17 due kinds replaced whole (app, kind): their other
+ * rows go; $18 applications whose row the round created and that wrote nothing: their row goes. A
+ * due row written again keeps its lease: a write that merely read the record (update() writes what
+ * it reads) must not free work another instance is doing; the holder gives it back with its outcome
+ * (due.ts). It answers the server state's version (app null), read after the round's locks, and
+ * each application written with its new version.
  */
-const write = `with t as (select * from unnest($1::text[], $2::bigint[]) as t(a, v)),
-      bump as (update mock_tenants m set version = t.v from t where m.app = t.a),
-      gone as (
-        update mock_records r set value = null, version = t.v from unnest($3::text[], $4::text[]) as g(a, f) join t on t.a = g.a
+const write = `with c as (select * from unnest($1::text[], $2::bigint[], $3::bigint[]) as c(a, v, b)),
+      l as (select m.app from mock_tenants m join c on c.a = m.app order by m.app for update of m),
+      t as (
+        update mock_tenants m set version = nextval('mock_version') from l join c on c.a = l.app
+        where m.app = l.app and m.version = c.v and m.born = c.b returning m.app as a, m.version as v
+      ), gone as (
+        update mock_records r set value = null, version = t.v from unnest($4::text[], $5::text[]) as g(a, f) join t on t.a = g.a
         where r.app = g.a and r.field = g.f and r.value is not null
       ), up as (
         insert into mock_records (app, field, key, value, version)
-        select u.a, u.f, u.k, u.v::json, t.v from unnest($5::text[], $6::text[], $7::text[], $8::text[]) as u(a, f, k, v) join t on t.a = u.a
+        select u.a, u.f, u.k, u.v::json, t.v from unnest($6::text[], $7::text[], $8::text[], $9::text[]) as u(a, f, k, v) join t on t.a = u.a
         on conflict (app, field, key) do update set value = excluded.value, version = excluded.version
       ), n as (
-        select * from unnest($9::text[], $10::text[], $11::text[], $12::bigint[], $13::text[], $14::text[]) as n(a, kind, key, at, chain, rank)
+        select n.* from unnest($10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[], $15::text[]) as n(a, kind, key, at, chain, rank) join t on t.a = n.a
       ), cleared as (
-        delete from mock_due m using unnest($15::text[], $16::text[]) as c(a, kind)
-        where m.app = c.a and m.kind = c.kind and not exists (select 1 from n where n.a = m.app and n.kind = m.kind and n.key = m.key and n.at is not null)
+        delete from mock_due m using unnest($16::text[], $17::text[]) as x(a, kind) join t on t.a = x.a
+        where m.app = x.a and m.kind = x.kind and not exists (select 1 from n where n.a = m.app and n.kind = m.kind and n.key = m.key and n.at is not null)
       ), due_gone as (
         delete from mock_due m using n where n.at is null and ${keyed('m', 'n.a', 'n.kind', 'n.key')}
       ), due_up as (
@@ -61,26 +69,27 @@ const write = `with t as (select * from unnest($1::text[], $2::bigint[]) as t(a,
         select n.a, n.kind, n.key, n.at, n.chain, n.rank::numeric from n where n.at is not null
         on conflict (app, kind, key) do update set due_at = excluded.due_at, chain = excluded.chain, rank = excluded.rank
       ), emptied as (
-        delete from mock_tenants where app = any($17::text[])
+        delete from mock_tenants where app = any($18::text[])
       )
-      select version as server_version from mock_server where id = 1`;
+      select null::text as app, version from mock_server where id = 1
+      union all select a, v from t`;
 
 /** The types of write's parameters, in order. */
-export const WRITE_TYPES = ['text', 'bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'bigint', 'text', 'text', 'text', 'text', 'text'] as const;
+export const WRITE_TYPES = ['text', 'bigint', 'bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'bigint', 'text', 'text', 'text', 'text', 'text'] as const;
 
 /**
  * The statements of a round that writes, prepared once per connection (Db.prepare) and run with
  * EXECUTE in the round's texts: several of them go in one round trip (the simple protocol, which
  * takes no parameters), each planned once per connection (plan_cache_mode, index.ts) rather than at
  * every round. A round starts with BEGIN, mock_create (the applications' rows created if need be,
- * in name order, as every instance takes them: no deadlock), mock_lock (locked in name order with the
- * version each write will have), then mock_since: what changed, read after the locks in a snapshot
- * of its own; mock_give_back (due.ts) when it records claimed work's outcome. It ends with
- * mock_write and COMMIT, in one round trip.
+ * in name order, as every instance takes them: no deadlock), mock_lock (locked in name order), then
+ * mock_since: what changed, read after the locks in a snapshot of its own; mock_give_back (due.ts)
+ * when it records claimed work's outcome. It ends with mock_write and COMMIT, in one round trip. A
+ * round whose cached tenants are likely current sends mock_write alone (writer.ts).
  */
 export const ROUND_STATEMENTS = [
   `PREPARE mock_create(text[]) AS insert into mock_tenants (app, version, born) select a, 0, nextval('mock_version') from unnest($1) a order by a on conflict (app) do nothing returning app`,
-  `PREPARE mock_lock(text[]) AS select app, nextval('mock_version') as next from mock_tenants where app = any($1) order by app for update`,
+  `PREPARE mock_lock(text[]) AS select app from mock_tenants where app = any($1) order by app for update`,
   `PREPARE mock_since(text[], bigint[], bigint[]) AS ${since('$1', '$2', '$3')}`,
   `PREPARE mock_give_back(text[], text[], text[], bigint[]) AS ${DUE_SQL.giveBack}`,
   `PREPARE mock_write(${WRITE_TYPES.map((t) => `${t}[]`).join(', ')}) AS ${write}`,

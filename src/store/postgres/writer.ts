@@ -6,7 +6,7 @@ import { Batch, transaction } from './batch.js';
 import type { Cached, SinceRow, TenantCache } from './cache.js';
 import type { Db } from './db.js';
 import type { PostgresDue } from './due.js';
-import type { Round } from './rounds.js';
+import type { Entry, Round } from './rounds.js';
 import { mergeOps, toWrites } from './rows.js';
 import { arrayOf, ROUND_STATEMENTS, SQL, WRITE_TYPES } from './sql.js';
 
@@ -29,6 +29,8 @@ interface Ran {
 
 /** Every this many writes of one application by this instance, tombstones older than the last prune go. */
 const PRUNE_EVERY = 200;
+/** An application a quick round found newer (another instance writes it too) is locked and read first by this many of its next rounds. */
+const LOCKED_AFTER_MISS = 10;
 const WHAT = 'did not take the change, so it was not acknowledged';
 
 /**
@@ -42,6 +44,8 @@ export class Writer {
   readonly #fresh = new Map<string, number>();
   #serverFresh = -1;
   readonly #sincePrune = new Map<string, number>();
+  /** Rounds left that lock and read each application first, since a quick round found it newer. */
+  readonly #locked = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -67,12 +71,25 @@ export class Writer {
 
   /** A round: one statement when it only reads, else one transaction for every application it writes. */
   async run(round: Round<Pending>, skip: string): Promise<void> {
-    if (round.writes.size > 0) return this.#write(round, skip);
+    if (round.writes.size > 0) return this.#write(round, skip, this.#quick(round));
     const apps = [...round.checks.keys()].filter((app) => app !== skip);
     const at = apps.map((app) => this.cache.position(app));
     round.sentAt = performance.now();
     const { rows } = await this.db.query(SQL.check, [apps, at.map((p) => p.v), at.map((p) => p.b)]);
     await this.#take(round, apps, rows);
+  }
+
+  /**
+   * Whether a round writes in one round trip, its updates run on the cached tenants before anything is
+   * locked: every application it writes is cached whole, none gives back claimed work (the leases are
+   * checked under the lock, before the update runs), and none was found newer lately.
+   */
+  #quick(round: Round<Pending>): boolean {
+    for (const [app, entry] of round.writes) {
+      const c = this.cache.get(app);
+      if (!c || c.stale || this.#locked.has(app) || entry.items?.some((i) => i.leases)) return false;
+    }
+    return true;
   }
 
   /** What since() read in a round: the server state's version and each application's rows. */
@@ -94,14 +111,17 @@ export class Writer {
   }
 
   /**
-   * The applications' queued updates in one transaction (group commit across applications): in one
-   * round trip, their rows locked and brought up to date, the applications only read brought up to
-   * date, and the leases of their updates given back; then each function in turn on its tenant (one
-   * that throws is undone alone); one statement writing everything they touched; the commit. Each
-   * update resolves once that commit is done. An update whose leases are not all held any more does
-   * not run (LeaseLostError).
+   * The applications' queued updates in one transaction (group commit across applications). Unless
+   * `quick`: in one round trip, their rows locked and brought up to date, the applications only read
+   * brought up to date, and the leases of their updates given back. Then each function in turn on its
+   * tenant (one that throws is undone alone). Then one statement writing everything they touched, each
+   * application only if it is still at the version its tenant was (sql.ts), and the commit; `quick`,
+   * with the reads of the applications only read, in the same round trip and transaction. Each update
+   * resolves once that commit is done. An application found newer (quick only: another instance wrote
+   * it) is undone and written again in a round of the first kind. An update whose leases are not all
+   * held any more does not run (LeaseLostError).
    */
-  async #write(round: Round<Pending>, skip: string): Promise<void> {
+  async #write(round: Round<Pending>, skip: string, quick: boolean): Promise<void> {
     const items = [...round.writes.values()].flatMap((e) => e.items ?? []);
     let client: pg.PoolClient;
     try {
@@ -112,50 +132,65 @@ export class Writer {
     }
     const tx = transaction(client, this.db);
     const apps = [...round.writes.keys()].sort();
+    const checks = [...round.checks.keys()].filter((app) => app !== skip);
     const ran: Ran[] = [];
+    let again: Round<Pending> | null = null;
     try {
       await this.db.prepare(client, ROUND_STATEMENTS).catch((e: unknown) => {
         tx.broken = true;
         throw e;
       });
-      const read = [...apps, ...[...round.checks.keys()].filter((app) => app !== skip)];
-      const results = await tx.sql(this.#start(round, apps, read));
-      const created = new Set((results[1]?.rows ?? []).map((r) => r.app as string));
-      const next = new Map((results[2]?.rows ?? []).map((r) => [r.app as string, Number(r.next)]));
-      await this.#take(round, read, (results[3]?.rows ?? []) as SinceRow[]);
-      const held = new Set((results[4]?.rows ?? []).map((r) => leaseKey(r.app, r)));
+      let created = new Set<string>();
+      let locked: Set<string> | null = null;
+      let held = new Set<string>();
+      if (!quick) {
+        for (const app of apps) {
+          const left = this.#locked.get(app) ?? 0;
+          if (left > 1) this.#locked.set(app, left - 1);
+          else this.#locked.delete(app);
+        }
+        const read = [...apps, ...checks];
+        const results = await tx.sql(this.#start(round, apps, read));
+        created = new Set((results[1]?.rows ?? []).map((r) => r.app as string));
+        locked = new Set((results[2]?.rows ?? []).map((r) => r.app as string));
+        await this.#take(round, read, (results[3]?.rows ?? []) as SinceRow[]);
+        held = new Set((results[4]?.rows ?? []).map((r) => leaseKey(r.app, r)));
+      }
       const w = new Batch();
       for (const app of apps) {
-        const version = next.get(app);
         const cached = this.cache.get(app);
         const list = round.writes.get(app)?.items ?? [];
         // Reset by another instance between the two statements that take its row: not written, try again.
-        if (version === undefined || !cached) {
+        if ((locked && !locked.has(app)) || !cached) {
           for (const i of list) i.reject(this.db.failed(new Error('the application was reset meanwhile'), WHAT));
           continue;
         }
         const mine = this.#apply(app, cached, list, held);
         ran.push(...mine);
         const merged = mergeOps(app, cached.tenant, mine.map((r) => r.ops));
-        w.add(app, version, toWrites(merged), this.due.rowsOf(app, merged));
+        w.add(app, cached.version, cached.born, toWrites(merged), this.due.rowsOf(app, merged));
       }
       // A row this round created for an application that wrote nothing goes again.
       const empty = [...created].filter((app) => !w.apps.includes(app));
       for (const app of empty) this.cache.delete(app);
-      if (w.apps.length === 0 && held.size === 0) {
-        await tx.sql('ROLLBACK').catch(() => undefined);
+      if (w.apps.length === 0 && held.size === 0 && (!quick || round.checks.size === 0)) {
+        if (!quick) await tx.sql('ROLLBACK').catch(() => undefined);
         for (const r of ran) r.item.resolve(r.result);
         return;
       }
       let commitAt: number;
-      let serverVersion: number;
+      let written: pg.QueryResult;
       try {
         const params = [...w.params(), ...this.due.params(w.due), w.clearedApps, w.clearedKinds, empty] as Array<Array<string | number | null>>;
         const lit = (x: string) => this.db.literal(x);
+        const sql = [`EXECUTE mock_write(${params.map((p, i) => arrayOf(p, WRITE_TYPES[i]!, lit)).join(', ')})`];
+        if (quick && round.checks.size > 0) sql.unshift(this.#since(checks));
         commitAt = performance.now();
+        if (quick) round.sentAt = commitAt;
         // The server state's version comes from inside the transaction, read after this round trip went out.
-        const [written] = await tx.sql(`EXECUTE mock_write(${params.map((p, i) => arrayOf(p, WRITE_TYPES[i]!, lit)).join(', ')}); COMMIT`, [], WHAT);
-        serverVersion = Number(written?.rows[0]?.server_version ?? 0);
+        const results = await tx.sql(quick ? sql.join(';\n') : `${sql[0]}; COMMIT`, [], WHAT);
+        if (quick && round.checks.size > 0) await this.#take(round, checks, (results[0]?.rows ?? []) as SinceRow[]);
+        written = results[quick ? results.length - 1 : 0] as pg.QueryResult;
       } catch (e) {
         // Committed or not, nobody knows (a connection lost on COMMIT): the next sync reloads those tenants.
         for (const r of [...ran].reverse()) r.t.rollback();
@@ -167,18 +202,25 @@ export class Writer {
         }
         throw e;
       }
+      const versions = new Map(written.rows.map((r) => [r.app as string | null, Number(r.version)]));
       // Committed: a newer server state that cannot be fetched now is left to the next round.
-      if (await this.serverAt(serverVersion).then(() => true, () => false)) this.#serverFresh = Math.max(this.#serverFresh, commitAt);
-      w.apps.forEach((app, i) => {
-        (this.cache.get(app) as Cached).version = w.versions[i] as number;
+      if (await this.serverAt(versions.get(null) ?? 0).then(() => true, () => false)) this.#serverFresh = Math.max(this.#serverFresh, commitAt);
+      const done = ran.filter((r) => versions.has(r.app) || !w.apps.includes(r.app));
+      const newer = w.apps.filter((app) => !versions.has(app));
+      for (const app of w.apps) {
+        const version = versions.get(app);
+        if (version === undefined) continue;
+        (this.cache.get(app) as Cached).version = version;
         this.#fresh.set(app, commitAt);
-      });
-      for (const app of w.settings) this.settingsChanged(app);
-      this.stats.writes += ran.filter((r) => r.ops.length > 0).length;
+        if (w.settings.includes(app)) this.settingsChanged(app);
+      }
+      this.stats.writes += done.filter((r) => r.ops.length > 0).length;
       this.stats.flushes++;
-      for (const r of ran) r.item.resolve(r.result);
-      if (w.due.length > 0) this.due.committed(w.due);
-      for (const app of w.apps) this.#prune(app, ran.filter((r) => r.app === app).length);
+      for (const r of done) r.item.resolve(r.result);
+      const due = w.due.filter((d) => versions.has(d.app));
+      if (due.length > 0) this.due.committed(due);
+      for (const app of w.apps) if (versions.has(app)) this.#prune(app, done.filter((r) => r.app === app).length);
+      if (newer.length > 0) again = this.#again(newer, ran, quick);
     } catch (e) {
       // Those settled already (a function that threw, a lease lost) take no second settlement.
       for (const i of items) i.reject(e);
@@ -186,19 +228,42 @@ export class Writer {
     } finally {
       client.release(tx.broken || undefined);
     }
+    if (again) await this.#write(again, skip, false);
+  }
+
+  /**
+   * The applications a quick round found newer: their updates undone, to run again in a round that
+   * locks and reads them first. A round that had locked them cannot find them newer (a reset between
+   * its two round trips is told apart before): that is a failure.
+   */
+  #again(apps: string[], ran: Ran[], quick: boolean): Round<Pending> {
+    if (!quick) throw this.db.failed(new Error(`${apps.join(', ')} changed under the round's lock`), WHAT);
+    const writes = new Map<string, Entry<Pending>>();
+    for (const r of [...ran].reverse()) if (apps.includes(r.app)) r.t.rollback();
+    for (const app of apps) {
+      this.#fresh.delete(app);
+      this.#locked.set(app, LOCKED_AFTER_MISS + 1);
+      writes.set(app, { items: ran.filter((r) => r.app === app).map((r) => r.item), resolve: () => undefined, reject: () => undefined });
+    }
+    return { writes, checks: new Map(), sentAt: 0 };
   }
 
   /** The round trip that starts a round that writes (see #write): results BEGIN, created, locked, since, leases held. */
   #start(round: Round<Pending>, apps: string[], read: string[]): string {
     const lit = (x: string) => this.db.literal(x);
     const text = (xs: string[]) => arrayOf(xs, 'text', lit);
-    const bigint = (xs: number[]) => arrayOf(xs, 'bigint', lit);
-    const at = read.map((app) => this.cache.position(app));
-    const sql = ['BEGIN', `EXECUTE mock_create(${text(apps)})`, `EXECUTE mock_lock(${text(apps)})`, `EXECUTE mock_since(${text(read)}, ${bigint(at.map((p) => p.v))}, ${bigint(at.map((p) => p.b))})`];
+    const sql = ['BEGIN', `EXECUTE mock_create(${text(apps)})`, `EXECUTE mock_lock(${text(apps)})`, this.#since(read)];
     const leases = apps.flatMap((app) => (round.writes.get(app)?.items ?? []).flatMap((i) => (i.leases ?? []).map((l) => ({ ...l, app }))));
     if (leases.length > 0) sql.push(`EXECUTE mock_give_back(${text(leases.map((l) => l.app))}, ${text(leases.map((l) => l.kind))}, ${text(leases.map((l) => l.key))}, ${arrayOf(leases.map((l) => l.token), 'bigint', lit)})`);
     round.sentAt = performance.now();
     return sql.join(';\n');
+  }
+
+  /** mock_since of `apps` from where the cache stands. */
+  #since(apps: string[]): string {
+    const lit = (x: string) => this.db.literal(x);
+    const at = apps.map((app) => this.cache.position(app));
+    return `EXECUTE mock_since(${arrayOf(apps, 'text', lit)}, ${arrayOf(at.map((p) => p.v), 'bigint', lit)}, ${arrayOf(at.map((p) => p.b), 'bigint', lit)})`;
   }
 
   /** Runs one application's updates on its tenant, each tracked on its own. */
