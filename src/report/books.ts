@@ -104,8 +104,11 @@ export class ReportBooks {
    * what the others saved (merge.ts), and a report is what the store holds plus this share.
    */
   readonly #shared: boolean;
-  /** Shared: where each book stood when last loaded or saved. */
-  readonly #bases = new Map<string, Base>();
+  /**
+   * Shared: where each book stood when last loaded or saved. Kept with the book, not its application:
+   * a book out of memory is still saved, after any save of it under way, from where that one left it.
+   */
+  readonly #bases = new WeakMap<AppBook, Base>();
   /** Shared: the save under way of each application. */
   readonly #saving = new Map<string, Promise<void>>();
 
@@ -126,7 +129,7 @@ export class ReportBooks {
     else {
       const stored = load(this.store.tenant(application).report);
       book = stored ?? new AppBook(since().toISOString());
-      if (this.#shared) this.#bases.set(application, stored ? baseOf(stored) : EMPTY_BASE);
+      if (this.#shared) this.#bases.set(book, stored ? baseOf(stored) : EMPTY_BASE);
     }
     this.#books.set(application, book);
     this.#last = { application, book };
@@ -134,7 +137,6 @@ export class ReportBooks {
       const oldest = this.#books.keys().next().value as string;
       void this.#save(oldest);
       this.#books.delete(oldest);
-      this.#bases.delete(oldest);
     }
     return book;
   }
@@ -152,7 +154,7 @@ export class ReportBooks {
       // What every instance saved, with what this one counted since its last save.
       const stored = load(this.store.tenant(application).report);
       if (!stored) return local;
-      addShare(stored, local, this.#bases.get(application) ?? EMPTY_BASE, this.#isPaid(application));
+      addShare(stored, local, this.#bases.get(local) ?? EMPTY_BASE, this.#isPaid(application));
       return stored;
     }
     return local ?? load(this.store.tenant(application).report) ?? undefined;
@@ -169,11 +171,9 @@ export class ReportBooks {
     if (application === null) {
       this.#books.clear();
       this.#dirty.clear();
-      this.#bases.clear();
     } else {
       this.#books.delete(application);
       this.#dirty.delete(application);
-      this.#bases.delete(application);
     }
   }
 
@@ -219,17 +219,16 @@ export class ReportBooks {
       const { stored, at } = await this.store.update(application, (t) => {
         const stored = load(this.store.tenant(application).report) ?? new AppBook(book.since);
         const at = baseOf(book);
-        for (const key of addShare(stored, book, this.#bases.get(application) ?? EMPTY_BASE, this.#isPaid(application))) stored.changed.add(key);
+        for (const key of addShare(stored, book, this.#bases.get(book) ?? EMPTY_BASE, this.#isPaid(application))) stored.changed.add(key);
         save(stored, t.report, stored.changed, stored.memoryChanged || taken.memory);
         return { stored, at };
       });
-      // A book dropped meanwhile (evicted, reset) has nothing to take over.
-      if (this.#books.get(application) !== book) return;
+      // Also for a book out of memory meanwhile: a save of it queued behind this one starts here.
       const committed = baseOf(stored);
       // What the book counted while the write was under way stays its own share, to be saved next.
       addShare(stored, book, at, this.#isPaid(application));
       adopt(book, stored);
-      this.#bases.set(application, committed);
+      this.#bases.set(book, committed);
     } catch (e) {
       restore(book, taken);
       this.warn(`The integration report of ${application} was not saved: ${(e as Error).message}`);
