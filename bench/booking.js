@@ -11,7 +11,7 @@ const INSTANT = '4e451a8a-2ee5-493f-aa12-a39f13d7253e';
 const LEAD = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', musement_newsletter: 'NO', allow_profiling: 'NO', thirdparty_newsletter: 'NO', events_related_newsletter: 'NO' };
 const STEPS = ['cart', 'item', 'customer', 'order', 'payment'];
 
-const p99 = (xs) => {
+export const p99 = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(s.length * 0.99))] ?? 0;
 };
@@ -75,7 +75,7 @@ export async function bookings(bases, { duration = 10, clients = 20, application
     const t0 = performance.now();
     await Promise.all(Array.from({ length: clients }, worker));
     const seconds = (performance.now() - t0) / 1000;
-    return { bookings_per_s: booked / seconds, bookings: booked, errors, p99: Object.fromEntries(STEPS.map((s) => [s, p99(times[s])])) };
+    return { bookings_per_s: booked / seconds, bookings: booked, seconds, errors, times, p99: Object.fromEntries(STEPS.map((s) => [s, p99(times[s])])) };
   } finally {
     for (const c of pool) c.close();
   }

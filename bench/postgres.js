@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import pgDriver from 'pg';
-import { bookings } from './booking.js';
+import { bookings, p99 } from './booking.js';
 import { APP_HEADER, freePort, httpClient, load, root, startProcess, stop } from './lib.js';
 import { preload } from './store.js';
 import { receiver } from './webhooks.js';
@@ -241,6 +241,60 @@ async function booking(db, count, duration, applications = 0, sticky = false, po
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** Booking rounds (BENCH_PG_BOOKING_ROUNDS, default 5) of the rows the issue's targets name. */
+const BOOKING_ROUNDS = Number(process.env.BENCH_PG_BOOKING_ROUNDS ?? 5);
+
+/**
+ * The booking flow on the file store and on PostgreSQL (one instance each, both started first), in
+ * short runs by rounds, each server once a round in an order that turns: this machine's speed drifts
+ * (the file store alone ran anywhere from 159 to 689 bookings/s in one morning), and a drift then
+ * falls on both. Each server's bookings/s and CPU per booking over all its runs, the p99 of each
+ * step over all of them, and per round the ratio of PostgreSQL to the file store, with their median.
+ */
+async function bookingRounds(file, url, duration, applications, postmaster, admin) {
+  const srv = { file: await servers(file, 1), pg: await servers(url, 1) };
+  const seconds = Math.max(2, Math.round(duration / 2.5));
+  const sum = { file: { bookings: 0, seconds: 0, errors: 0, mock: 0, times: {} }, pg: { bookings: 0, seconds: 0, errors: 0, mock: 0, pg: 0, xacts: 0, written: 0, times: {} } };
+  const rates = { file: [], pg: [] };
+  try {
+    if (admin) await adminQuery(admin, 'select pg_stat_statements_reset()');
+    for (let i = 0; i < BOOKING_ROUNDS; i++) {
+      for (const name of i % 2 ? ['pg', 'file'] : ['file', 'pg']) {
+        const onPg = name === 'pg';
+        const before = { mock: cpuMs({ pids: srv[name].pids }), pg: onPg ? cpuMs({ postmaster }) : 0, db: onPg ? await dbWork(url) : null };
+        const r = await bookings(srv[name].origins.map((o) => `${o}/api/v3`), { duration: seconds, applications });
+        const s = sum[name];
+        s.mock += cpuMs({ pids: srv[name].pids }) - before.mock;
+        if (onPg) {
+          s.pg += cpuMs({ postmaster }) - before.pg;
+          await new Promise((res) => setTimeout(res, 1000)); // pg_stat_database's counts reach it within a second
+          const after = await dbWork(url);
+          s.xacts += after.xacts - before.db.xacts;
+          s.written += after.written - before.db.written;
+        }
+        s.bookings += r.bookings;
+        s.seconds += r.seconds;
+        s.errors += r.errors;
+        for (const [step, xs] of Object.entries(r.times)) (s.times[step] ??= []).push(...xs);
+        rates[name].push(r.bookings_per_s);
+      }
+    }
+    if (admin) await printStatements(admin, sum.pg.bookings, `one instance, ${applications || 1} application(s)`);
+  } finally {
+    await Promise.all([srv.file.stop(), srv.pg.stop()]);
+  }
+  const row = (s) => ({
+    bookings_per_s: s.bookings / s.seconds,
+    bookings: s.bookings,
+    errors: s.errors,
+    mock_cpu_ms_per_booking: s.mock / s.bookings,
+    ...(s.pg === undefined ? {} : { pg_cpu_ms_per_booking: s.pg / s.bookings, xacts_per_booking: s.xacts / s.bookings, rows_written_per_booking: s.written / s.bookings }),
+    p99: Object.fromEntries(Object.entries(s.times).map(([step, xs]) => [step, p99(xs)])),
+  });
+  const ratios = rates.pg.map((r, i) => r / rates.file[i]);
+  return { file: row(sum.file), pg: row(sum.pg), ratio: { ratio: median(ratios), each_round: ratios.map((r) => r.toFixed(2)).join(' ') } };
+}
+
 /** Catalog rounds (BENCH_PG_CATALOG_ROUNDS, default 7): each server once a round. */
 const CATALOG_ROUNDS = Number(process.env.BENCH_PG_CATALOG_ROUNDS ?? 7);
 
@@ -329,7 +383,7 @@ function burstRows(runs) {
     'webhook burst, PostgreSQL one instance / file store': { ratio: hooks(runs.pg1).deliveries_per_s / hooks(runs.file).deliveries_per_s },
   };
 }
-const flat = ({ p99, ...r }) => ({ ...r, ...Object.fromEntries(Object.entries(p99).map(([k, v]) => [`p99_${k}_ms`, v])) });
+const flat = ({ p99: steps, times: _times, seconds: _seconds, ...r }) => ({ ...r, ...Object.fromEntries(Object.entries(steps).map(([k, v]) => [`p99_${k}_ms`, v])) });
 
 export async function run({ duration = 10 } = {}) {
   const { startPostgres, createStore } = await loadPg();
@@ -351,27 +405,23 @@ export async function run({ duration = 10 } = {}) {
       return burstRows(runs);
     }
     if (ROWS === 'booking') {
-      booked.file = await booking(file, 1, duration);
-      booked.pg1 = await booking(url, 1, duration, 0, false, postmaster, admin);
-      booked.file20 = await booking(file, 1, duration, 20);
-      booked.pg1x20 = await booking(url, 1, duration, 20, false, postmaster, admin);
+      const one = await bookingRounds(file, url, duration, 0, postmaster, admin);
+      const twenty = await bookingRounds(file, url, duration, 20, postmaster, admin);
       return {
-        'booking flow, file store': flat(booked.file),
-        'booking flow, PostgreSQL, one instance': flat(booked.pg1),
-        'PostgreSQL one instance / file store, bookings/s': { ratio: booked.pg1.bookings_per_s / booked.file.bookings_per_s },
-        'booking flow, 20 applications, file store': flat(booked.file20),
-        'booking flow, 20 applications, PostgreSQL, one instance': flat(booked.pg1x20),
-        'PostgreSQL one instance / file store in 20 applications, bookings/s': { ratio: booked.pg1x20.bookings_per_s / booked.file20.bookings_per_s },
+        'booking flow, file store': flat(one.file),
+        'booking flow, PostgreSQL, one instance': flat(one.pg),
+        'PostgreSQL one instance / file store, bookings/s': one.ratio,
+        'booking flow, 20 applications, file store': flat(twenty.file),
+        'booking flow, 20 applications, PostgreSQL, one instance': flat(twenty.pg),
+        'PostgreSQL one instance / file store in 20 applications, bookings/s': twenty.ratio,
       };
     }
     // The three in turn, so that the machine's drift is shared; the booking flow once each (its
     // load adds orders: the database holds 10,000 more at the end), the burst ROUNDS times.
     const catalog = await catalogReads(file, url, duration, postmaster, admin);
-    booked.file = await booking(file, 1, duration);
-    booked.pg1 = await booking(url, 1, duration, 0, false, postmaster, admin);
+    const one = await bookingRounds(file, url, duration, 0, postmaster, admin);
     booked.pg2 = await booking(url, 2, duration, 0, false, postmaster, admin);
-    booked.file20 = await booking(file, 1, duration, 20);
-    booked.pg1x20 = await booking(url, 1, duration, 20, false, postmaster, admin);
+    const twenty = await bookingRounds(file, url, duration, 20, postmaster, admin);
     booked.pg2x20 = await booking(url, 2, duration, 20, false, postmaster, admin);
     booked.pg2sticky = await booking(url, 2, duration, 20, true, postmaster, admin);
     for (let i = 0; i < ROUNDS; i++) {
@@ -380,16 +430,16 @@ export async function run({ duration = 10 } = {}) {
       runs.pg2.push(await burst(url, 2, postmaster, admin));
     }
     return {
-      [`booking flow, 20 clients, file store holding ${orders} orders`]: flat(booked.file),
-      [`booking flow, PostgreSQL (fsync on) holding ${orders} orders, one instance`]: flat(booked.pg1),
+      [`booking flow, 20 clients, file store holding ${orders} orders`]: flat(one.file),
+      [`booking flow, PostgreSQL (fsync on) holding ${orders} orders, one instance`]: flat(one.pg),
       'booking flow, PostgreSQL, two instances taking requests in turn': flat(booked.pg2),
-      'PostgreSQL one instance / file store, bookings/s': { ratio: booked.pg1.bookings_per_s / booked.file.bookings_per_s },
-      'booking flow, 20 clients in 20 applications, file store': flat(booked.file20),
-      'booking flow, 20 applications, PostgreSQL, one instance': flat(booked.pg1x20),
+      'PostgreSQL one instance / file store, bookings/s': one.ratio,
+      'booking flow, 20 clients in 20 applications, file store': flat(twenty.file),
+      'booking flow, 20 applications, PostgreSQL, one instance': flat(twenty.pg),
       'booking flow, 20 applications, PostgreSQL, two instances in turn': flat(booked.pg2x20),
       'booking flow, 20 applications, PostgreSQL, two instances, each application on one (hashed)': flat(booked.pg2sticky),
       [CATALOG_ROW]: catalog,
-      'PostgreSQL one instance / file store in 20 applications, bookings/s': { ratio: booked.pg1x20.bookings_per_s / booked.file20.bookings_per_s },
+      'PostgreSQL one instance / file store in 20 applications, bookings/s': twenty.ratio,
       ...burstRows(runs),
     };
   } finally {
