@@ -246,7 +246,7 @@ const BOOKING_ROUNDS = Number(process.env.BENCH_PG_BOOKING_ROUNDS ?? 5);
 
 /**
  * The booking flow on the file store and on PostgreSQL (one instance each, both started first), in
- * short runs by rounds, each server once a round in an order that turns: this machine's speed drifts
+ * short runs by rounds after a second of each unmeasured, each server once a round in an order that turns: this machine's speed drifts
  * (the file store alone ran anywhere from 159 to 689 bookings/s in one morning), and a drift then
  * falls on both. Each server's bookings/s and CPU per booking over all its runs, the p99 of each
  * step over all of them, and per round the ratio of PostgreSQL to the file store, with their median.
@@ -257,6 +257,8 @@ async function bookingRounds(file, url, duration, applications, postmaster, admi
   const sum = { file: { bookings: 0, seconds: 0, errors: 0, mock: 0, times: {} }, pg: { bookings: 0, seconds: 0, errors: 0, mock: 0, pg: 0, xacts: 0, written: 0, times: {} } };
   const rates = { file: [], pg: [] };
   try {
+    // Unmeasured, so that the first round's first run is not also each server's first.
+    for (const name of ['file', 'pg']) await bookings(srv[name].origins.map((o) => `${o}/api/v3`), { duration: 1, applications });
     if (admin) await adminQuery(admin, 'select pg_stat_statements_reset()');
     for (let i = 0; i < BOOKING_ROUNDS; i++) {
       for (const name of i % 2 ? ['pg', 'file'] : ['file', 'pg']) {
