@@ -245,10 +245,10 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const BOOKING_ROUNDS = Number(process.env.BENCH_PG_BOOKING_ROUNDS ?? 5);
 
 /**
- * The booking flow on the file store and on PostgreSQL (one instance each, both started first), in
- * short runs by rounds after a second of each unmeasured, each server once a round in an order that turns: this machine's speed drifts
- * (the file store alone ran anywhere from 159 to 689 bookings/s in one morning), and a drift then
- * falls on both. Each server's bookings/s and CPU per booking over all its runs, the p99 of each
+ * The booking flow on the file store and on PostgreSQL (one instance each, both started first, and a
+ * second of each unmeasured), in short runs by rounds, each server once a round in an order that
+ * turns: this machine's speed drifts (the file store alone ran anywhere from 159 to 689 bookings/s
+ * in one morning), and a drift then falls on both. Each server's bookings/s and CPU per booking over all its runs, the p99 of each
  * step over all of them, and per round the ratio of PostgreSQL to the file store, with their median.
  */
 async function bookingRounds(file, url, duration, applications, postmaster, admin) {
