@@ -1,9 +1,11 @@
 import type { Claim, Scheduler } from '../schedule/index.js';
 import { LeaseLostError, type Store, type Tenant } from '../store/index.js';
 import type { Outcome } from './attempt.js';
-import type { Logged } from './recorder.js';
-import { deliveryDue, type Delivery } from './delivery.js';
+import { deliveryDue, type Delivery, type DeliveryAttempt } from './delivery.js';
 import type { SendQueue } from './queue.js';
+
+/** What a write recorded of one outcome: each attempt with the delivery after it. */
+export type Logged = Array<[DeliveryAttempt, Delivery]>;
 
 /**
  * Which deliveries this instance sends, and how it writes what their attempts did: every one it

@@ -2,10 +2,7 @@ import { LeaseLostError, type Tenant } from '../store/index.js';
 import { logAttempt, type AttemptLogger } from './attempt-log.js';
 import type { Outcome } from './attempt.js';
 import { afterAttempt, type Delivery, type DeliveryAttempt } from './delivery.js';
-import type { Owner } from './owners.js';
-
-/** What a write recorded of one outcome: each attempt with the delivery after it. */
-export type Logged = Array<[DeliveryAttempt, Delivery]>;
+import type { Logged, Owner } from './owners.js';
 
 /** Told about each recorded attempt: the delivery, the attempt, and the delivery after it. */
 export type AttemptObserver = (delivery: Delivery, attempt: DeliveryAttempt, next: Delivery) => void;
