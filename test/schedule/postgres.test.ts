@@ -191,7 +191,7 @@ t.test('due rows commit with their records, are claimed by one owner, go with th
   // A database of the schema before due rows: the migration makes the rows of pending records.
   await store.update('x', (tn) => void (tn.deliveries.d1 = { ...pending }));
   // (the tables of later migrations go too, so that the start runs them again)
-  await sql('drop index mock_records_clock, mock_records_tombstones; drop table mock_due, mock_journal, mock_journal_detail, mock_journal_apps; drop sequence mock_journal_id, mock_lease; update mock_schema_version set version = 1');
+  await sql('drop index mock_records_clock, mock_records_tombstones; drop table mock_due, mock_journal, mock_journal_detail, mock_journal_apps, mock_instances; drop function mock_fence; drop sequence mock_journal_id, mock_lease; update mock_schema_version set version = 1');
   const again = await createStore(db);
   t.teardown(() => again.close());
   t.same(await sql('select app, kind, key, due_at, chain, rank, lease_owner from mock_due'), row, 'rebuilt at start');

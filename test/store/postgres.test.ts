@@ -188,6 +188,8 @@ t.test('reset drops one tenant or all, here and on the other instances', async (
 t.test('a reset missed by an instance is found at its next sync, and its listeners told', async (t) => {
   const url = await fresh();
   const a = await open(t, url);
+  // Another instance is there: a is never alone, so it reads where x stands at each sync.
+  await open(t, url);
   await a.update('x', (tn) => void (tn.carts.c = { uuid: 'c' }));
   const seen: Array<string | null> = [];
   a.onReset((app) => seen.push(app));
@@ -273,7 +275,9 @@ function sentTexts(t: Test): string[] {
   const query = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const q = args[0] as string | { text?: string; name?: string };
-    sent.push(typeof q === 'string' ? q : (q.text ?? q.name ?? ''));
+    const text = typeof q === 'string' ? q : (q.text ?? q.name ?? '');
+    // Not the heartbeats of presence.ts, which go out every 200 ms whatever the test does.
+    if (!text.includes('mock_instances')) sent.push(text);
     return (query as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof query;
   t.teardown(() => void (pg.Client.prototype.query = query));
@@ -332,6 +336,71 @@ t.test('an update on a current cache is written in one round trip; on a tenant a
   t.same([after.tenant('m').counters.n, after.tenant('n').counters.n], [11, 2]);
   t.same(Object.keys(after.tenant('n').carts), ['n2']);
   t.same(Object.keys(after.tenant('m').carts), ['m3']);
+});
+
+/** Polls (every 20 ms, at most 5 s) until the asynchronous `check` holds. */
+async function eventuallyAsync(check: () => Promise<boolean>): Promise<boolean> {
+  for (let i = 0; i < 250; i++) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
+}
+
+t.test('an instance alone on its database reads its cache without asking; an instance that joins acknowledges no write it could miss', async (t) => {
+  const url = await fresh();
+  const a = await open(t, url);
+  await a.update('k', (tn) => void (tn.counters.n = 1));
+  const sent = sentTexts(t);
+  const silent = async () => {
+    sent.length = 0;
+    await a.sync!('k');
+    return sent.length === 0;
+  };
+  t.ok(await eventuallyAsync(silent), 'alone, a request on k sends nothing to the database');
+  t.equal(a.tenant('k').counters.n, 1);
+
+  // b joins and writes k at once: a still takes itself to be alone for up to a second, so b's write
+  // waits for that to run out, and a's next read sees it.
+  const b = await open(t, url);
+  const started = performance.now();
+  await b.update('k', (tn) => void (tn.counters.n = 2));
+  const waited = performance.now() - started;
+  sent.length = 0;
+  await a.sync!('k');
+  t.equal(a.tenant('k').counters.n, 2, `a reads what b wrote (b's first write waited ${Math.round(waited)} ms)`);
+  t.ok(sent.length > 0, 'a asked where k stands');
+  await b.update('k', (tn) => void (tn.counters.n = 3));
+  await a.sync!('k');
+  t.equal(a.tenant('k').counters.n, 3, 'and keeps asking while b is there');
+
+  // b closes: a is alone again, and reads k once before it takes its cache as is.
+  await b.close();
+  t.ok(await eventuallyAsync(silent), 'alone again once b is gone');
+
+  // An instance from before the registry (schema 8) does not register: its connection's name is enough.
+  const old = new pg.Client({ connectionString: url, application_name: 'mock-server' });
+  await old.connect();
+  t.teardown(() => old.end());
+  t.ok(await eventuallyAsync(async () => !(await silent())), 'not alone beside an instance from before the registry');
+});
+
+t.test('an instance taken off the registry (frozen or cut off past the expiry) writes nothing until it registers again', async (t) => {
+  const url = await fresh();
+  const a = await open(t, url);
+  await a.update('k', (tn) => void (tn.counters.n = 1));
+  // What another instance's heartbeat does to one not heard from for 5 s.
+  await query(url, 'delete from mock_instances');
+  const refused = await a.update('k', (tn) => void (tn.counters.n = 2)).then(
+    () => null,
+    (e: Error & { statusCode?: number }) => e,
+  );
+  t.equal(refused?.statusCode, 503, 'answered 503');
+  t.match(refused?.message, /away past its registration/);
+  t.equal((await query(url, "select value::text as v from mock_records where app = 'k' and field = 'counters' and key = 'n'")).rows[0]?.v, '1', 'nothing written');
+  t.ok(await eventuallyAsync(async () => (await query(url, 'select count(*)::int as n from mock_instances')).rows[0].n === 1), 'its next heartbeat registers it again');
+  t.equal(await a.update('k', (tn) => (tn.counters.n = 3)), 3, 'and it writes again');
+  t.equal((await open(t, url)).tenant('k').counters.n, 3);
 });
 
 t.test('updates queued behind one transaction share the next (group commit); one that throws fails alone', async (t) => {

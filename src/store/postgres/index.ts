@@ -3,7 +3,7 @@ import type { StoreOptions } from '../types.js';
 import { Db } from './db.js';
 import { cannotStart, scrub } from './errors.js';
 import { Listener } from './listen.js';
-import { migrate } from './schema.js';
+import { migrate, SCHEMA_VERSION } from './schema.js';
 import { PostgresStore } from './store.js';
 
 export { PostgresStore } from './store.js';
@@ -19,7 +19,8 @@ const LIMITS = {
   statement_timeout: 10_000,
   idle_in_transaction_session_timeout: 10_000,
   keepAlive: true,
-  application_name: 'mock-server',
+  // Not UNREGISTERED_NAME: an instance that sees a connection by that name is never alone (presence.ts).
+  application_name: `mock-server/${SCHEMA_VERSION}`,
   // A prepared statement is planned once per connection, not at each run: the rounds' statements
   // take arrays of any length, whose values a custom plan would gain nothing from, and planning
   // them every time cost more PostgreSQL CPU than running them.
@@ -67,6 +68,7 @@ export async function createPostgresStore(db: string, opts: StoreOptions = {}): 
       warn: (m) => warn(scrub(m, db)),
     });
     await listener.start();
+    await store.start();
     await store.syncAll();
     return store;
   } catch (e) {

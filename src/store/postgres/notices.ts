@@ -3,6 +3,7 @@ import type { TenantCache } from './cache.js';
 import type { Chains } from './chains.js';
 import type { Db } from './db.js';
 import { CHANNEL } from './listen.js';
+import type { Presence } from './presence.js';
 import { SQL } from './sql.js';
 
 /** A notification's payload must stay under 8000 bytes: longer names are announced as "check everything". */
@@ -52,11 +53,12 @@ export class Notices {
   }
 
   /** Drops one application, its journal with it (its row locked first: a write on another instance finishes before the rows go). */
-  reset(application: string): Promise<void> {
+  reset(application: string, presence: Presence): Promise<void> {
     return this.chains.run(application, async () => {
+      await presence.ready;
       const app = this.db.literal(application);
       const what = application.length > MAX_NAME ? `'check', true` : `'r', ${app}`;
-      await this.db.simple(`BEGIN; select 1 from mock_tenants where app = ${app} for update;
+      await this.db.simple(`BEGIN; ${presence.fence}; select 1 from mock_tenants where app = ${app} for update;
         delete from mock_records where app = ${app}; delete from mock_tenants where app = ${app}; delete from mock_due where app = ${app};
         delete from mock_journal where app = ${app}; delete from mock_journal_apps where app = ${app};
         ${this.#notify(what)}; COMMIT`);
@@ -65,9 +67,10 @@ export class Notices {
     });
   }
 
-  async resetAll(): Promise<void> {
+  async resetAll(presence: Presence): Promise<void> {
+    await presence.ready;
     const apps = this.cache.apps();
-    await this.db.simple(`BEGIN; truncate mock_records, mock_tenants, mock_due, mock_journal, mock_journal_detail, mock_journal_apps; ${this.#notify(`'all', true`)}; COMMIT`);
+    await this.db.simple(`BEGIN; ${presence.fence}; truncate mock_records, mock_tenants, mock_due, mock_journal, mock_journal_detail, mock_journal_apps; ${this.#notify(`'all', true`)}; COMMIT`);
     for (const app of apps) this.cache.delete(app);
     this.tell(null);
   }

@@ -1,6 +1,9 @@
 import type pg from 'pg';
 import { StoreError } from '../types.js';
 
+/** The first key of the advisory locks of presence.ts (the second: 0 for the registry, else an instance's id hashed). */
+export const PRESENCE_LOCK = 0x6d6f636b; // 'mock'
+
 /**
  * The tables, as numbered migrations: migration i brings the schema to version i + 1. A migration
  * is only ever added, never edited: a database remembers which ones it ran (mock_schema_version).
@@ -28,6 +31,7 @@ import { StoreError } from '../types.js';
  *   ran, so that it runs on one instance per window.
  * - mock_journal (schema 3), mock_journal_detail (its exchanges uncompressed since schema 7),
  *   mock_journal_apps: the request journal (journal.ts).
+ * - mock_instances and mock_fence (schema 8): the instances on the database (presence.ts).
  */
 const MIGRATIONS: string[] = [
   `create sequence mock_version;
@@ -98,6 +102,17 @@ const MIGRATIONS: string[] = [
   // The journal's exchanges uncompressed: each lives about a second, and compressing them was a
   // quarter of PostgreSQL's CPU for the journal (docs/benchmarks.md, "Catalog reads on PostgreSQL").
   `alter table mock_journal_detail alter column request set storage external, alter column response set storage external;`,
+  // The instances on the database (presence.ts): each heartbeat's time, and until when it may have
+  // believed itself alone; mock_fence, called in every transaction that writes state, fails once the
+  // calling instance's row is gone (it froze or was cut off past the expiry, and another took it away).
+  `create table mock_instances (id text primary key, seen timestamptz not null, alone_until timestamptz);
+   create function mock_fence(me text) returns void language plpgsql volatile as $fence$
+   begin
+     perform pg_advisory_xact_lock_shared(${PRESENCE_LOCK}, hashtext(me));
+     if not exists (select 1 from mock_instances where id = me) then
+       raise exception 'this instance was away past its registration (frozen or cut off from the database); it registers again' using errcode = 'MSF01';
+     end if;
+   end $fence$;`,
 ];
 
 /** The schema version this mock-server brings a database to. */

@@ -7,6 +7,7 @@ import { redactUrl } from './errors.js';
 import { PostgresDue } from './due.js';
 import { PgJournal } from './journal.js';
 import { Notices } from './notices.js';
+import { Presence } from './presence.js';
 import { Rounds } from './rounds.js';
 import { SQL } from './sql.js';
 import { transaction } from './batch.js';
@@ -33,6 +34,7 @@ export class PostgresStore implements Store {
   readonly #chains = new Chains();
   readonly #cache: TenantCache;
   readonly #notices: Notices;
+  readonly #presence: Presence;
   readonly #writer: Writer;
   readonly #rounds: Rounds<Pending>;
   readonly #serverListeners: Array<(s: Readonly<ServerState>) => void> = [];
@@ -65,12 +67,18 @@ export class PostgresStore implements Store {
       (topics) => this.#topicListeners.forEach((l) => l(topics)),
     );
     this.#notices.on((app) => this.#writer.forget(app));
+    this.#presence = new Presence(db, this.#notices.id);
     this.due = new PostgresDue(db, this.#notices.id);
     this.#notices.onDue((from) => this.due.heard(from));
-    this.#writer = new Writer(db, this.#cache, this.due, this.stats, (v) => this.#serverAt(v), (app) => this.#notices.changed(app));
+    this.#writer = new Writer(db, this.#cache, this.due, this.#presence, this.stats, (v) => this.#serverAt(v), (app) => this.#notices.changed(app));
     this.#rounds = new Rounds((round) => this.#writer.run(round, SERVER), PARALLEL);
     this.#server = server.doc;
     this.#serverVersion = server.version;
+  }
+
+  /** Registers this instance on the database (presence.ts): before the first request. */
+  start(): Promise<void> {
+    return this.#presence.start();
   }
 
   tenant(application: string): Readonly<Tenant> {
@@ -113,8 +121,9 @@ export class PostgresStore implements Store {
 
   /**
    * Brings `application` and the server state up to the database as it is now: nothing to ask when
-   * a round under way or queued already reads it after this call (Writer.fresh), else a read in the
-   * next round, shared with every application that needs one.
+   * a round under way or queued already reads it after this call (Writer.fresh), or when this
+   * instance is alone on the database and its cache has read or written them since (presence.ts);
+   * else a read in the next round, shared with every application that needs one.
    */
   sync(application: string): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('store is closed'));
@@ -128,7 +137,8 @@ export class PostgresStore implements Store {
     this.#syncs.set(application, s);
     s.done = this.#chains.run(application, async () => {
       if (this.#syncs.get(application) === s) this.#syncs.delete(application);
-      if (!this.#writer.fresh(application, s.at)) await this.#rounds.check(application);
+      const alone = this.#presence.alone();
+      if (!this.#writer.fresh(application, alone === null ? s.at : Math.min(s.at, alone))) await this.#rounds.check(application);
     });
     return s.done;
   }
@@ -163,10 +173,11 @@ export class PostgresStore implements Store {
   updateServer(fn: (server: ServerState) => void): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('store is closed'));
     return this.#chains.run(SERVER, async () => {
+      await this.#presence.ready;
       const client = await this.db.connect();
       const tx = transaction(client, this.db);
       try {
-        await tx.sql('BEGIN');
+        await tx.sql(`BEGIN; ${this.#presence.fence}`);
         const [locked] = await tx.sql(SQL.lockServer);
         const { doc, next } = locked?.rows[0] as { doc: ServerState; next: string };
         const changed = { ...doc };
@@ -196,7 +207,7 @@ export class PostgresStore implements Store {
 
   async reset(application?: string): Promise<void> {
     if (this.#closed) throw new Error('store is closed');
-    await (application === undefined ? this.#notices.resetAll() : this.#notices.reset(application));
+    await (application === undefined ? this.#notices.resetAll(this.#presence) : this.#notices.reset(application, this.#presence));
     this.stats.writes++;
   }
 
@@ -213,6 +224,7 @@ export class PostgresStore implements Store {
     this.#closed = true;
     await this.flush();
     await this.journal.flush();
+    await this.#presence.close();
     await this.onClose();
   }
 

@@ -6,6 +6,7 @@ import { Batch, transaction } from './batch.js';
 import type { Cached, SinceRow, TenantCache } from './cache.js';
 import type { Db } from './db.js';
 import type { PostgresDue } from './due.js';
+import type { Presence } from './presence.js';
 import type { Entry, Round } from './rounds.js';
 import { mergeOps, toWrites } from './rows.js';
 import { arrayOf, ROUND_STATEMENTS, SQL, WRITE_TYPES } from './sql.js';
@@ -51,6 +52,7 @@ export class Writer {
     private readonly db: Db,
     private readonly cache: TenantCache,
     private readonly due: PostgresDue,
+    private readonly presence: Presence,
     private readonly stats: StoreStats,
     /** The server state's version as a round read it (the store fetches a newer one). */
     private readonly serverAt: (version: number) => Promise<void>,
@@ -125,6 +127,7 @@ export class Writer {
     const items = [...round.writes.values()].flatMap((e) => e.items ?? []);
     let client: pg.PoolClient;
     try {
+      await this.presence.ready;
       client = await this.db.connect();
     } catch (e) {
       for (const i of items) i.reject(e);
@@ -183,12 +186,12 @@ export class Writer {
       try {
         const params = [...w.params(), ...this.due.params(w.due), w.clearedApps, w.clearedKinds, empty] as Array<Array<string | number | null>>;
         const lit = (x: string) => this.db.literal(x);
-        const sql = [`EXECUTE mock_write(${params.map((p, i) => arrayOf(p, WRITE_TYPES[i]!, lit)).join(', ')})`];
-        if (quick && round.checks.size > 0) sql.unshift(this.#since(checks));
+        const write = `EXECUTE mock_write(${params.map((p, i) => arrayOf(p, WRITE_TYPES[i]!, lit)).join(', ')})`;
+        const sql = [...(quick && round.checks.size > 0 ? [this.#since(checks)] : []), this.presence.fence, write];
         commitAt = performance.now();
         if (quick) round.sentAt = commitAt;
         // The server state's version comes from inside the transaction, read after this round trip went out.
-        const results = await tx.sql(quick ? sql.join(';\n') : `${sql[0]}; COMMIT`, [], WHAT);
+        const results = await tx.sql(quick ? sql.join(';\n') : `${write}; COMMIT`, [], WHAT);
         if (quick && round.checks.size > 0) await this.#take(round, checks, (results[0]?.rows ?? []) as SinceRow[]);
         written = results[quick ? results.length - 1 : 0] as pg.QueryResult;
       } catch (e) {
@@ -248,13 +251,13 @@ export class Writer {
     return { writes, checks: new Map(), sentAt: 0 };
   }
 
-  /** The round trip that starts a round that writes (see #write): results BEGIN, created, locked, since, leases held. */
+  /** The round trip that starts a round that writes (see #write): results BEGIN, created, locked, since, leases held, the fence. */
   #start(round: Round<Pending>, apps: string[], read: string[]): string {
     const lit = (x: string) => this.db.literal(x);
     const text = (xs: string[]) => arrayOf(xs, 'text', lit);
     const sql = ['BEGIN', `EXECUTE mock_create(${text(apps)})`, `EXECUTE mock_lock(${text(apps)})`, this.#since(read)];
     const leases = apps.flatMap((app) => (round.writes.get(app)?.items ?? []).flatMap((i) => (i.leases ?? []).map((l) => ({ ...l, app }))));
-    if (leases.length > 0) sql.push(`EXECUTE mock_give_back(${text(leases.map((l) => l.app))}, ${text(leases.map((l) => l.kind))}, ${text(leases.map((l) => l.key))}, ${arrayOf(leases.map((l) => l.token), 'bigint', lit)})`);
+    sql.push(leases.length > 0 ? `EXECUTE mock_give_back(${text(leases.map((l) => l.app))}, ${text(leases.map((l) => l.kind))}, ${text(leases.map((l) => l.key))}, ${arrayOf(leases.map((l) => l.token), 'bigint', lit)})` : 'select where false', this.presence.fence);
     round.sentAt = performance.now();
     return sql.join(';\n');
   }
