@@ -112,7 +112,7 @@ export class Presence {
       const results = await this.#run(
         this.#locked(`update mock_instances set seen = now(), alone_until = case
             when not exists (select 1 from mock_instances o where o.id <> ${this.#me})
-              and not exists (select 1 from pg_stat_activity where application_name = '${UNREGISTERED_NAME}')
+              and not exists (select 1 from pg_stat_activity where application_name = '${UNREGISTERED_NAME}' and datname = current_database())
             then now() + interval '${ALONE_MS} ms' else alone_until end
           where id = ${this.#me} returning alone_until = now() + interval '${ALONE_MS} ms' as alone`),
       );
