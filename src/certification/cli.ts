@@ -53,7 +53,6 @@ export async function certify(origin: string, flags: CertifyFlags, adminToken: s
     if (e instanceof ControlApiError) throw new CertifyUnavailable(`${origin} answered ${e.status}: ${e.message}`);
     throw new CertifyUnavailable(`nothing answers at ${origin}: start the sandbox, or give its origin with --url`);
   }
-  checklist(run).forEach(out);
   let stop: string | null = null;
   let wake: () => void = () => undefined;
   const halt = (why: string) => () => {
@@ -61,7 +60,10 @@ export async function certify(origin: string, flags: CertifyFlags, adminToken: s
     wake();
   };
   const onSignal = halt('stopped');
+  // Taken before the checklist goes out: a signal that comes while its lines are written (one
+  // console.log each) would otherwise meet the default action, and the process end without the report.
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+  checklist(run).forEach(out);
   const timer = flags.timeoutMs === null ? null : setTimeout(halt(`--timeout ${flags.timeoutMs / 1000} s ran out`), flags.timeoutMs);
   const seen = new Map(run.requirements.map((r) => [r.id, `${r.status} ${r.reason}`]));
   try {

@@ -62,8 +62,8 @@ t.test('certify: out of time or stopped, what is missing, the run ended', async 
 
   const stopped = certify(['--application', 'stopped', '--url', origin]);
   await runOf(app, 'stopped');
-  // The checklist is printed in the same turn as the CLI takes SIGINT: a signal sent before it (the
-  // run exists as soon as the server answers) would find Node's default, exit by the signal.
+  // The CLI takes SIGINT before it prints the checklist: a signal sent before that (the run exists as
+  // soon as the server answers) would find Node's default, exit by the signal.
   await until('the checklist', () => /Certifying application stopped/.test(stopped.out()));
   stopped.child.kill('SIGINT');
   t.equal(await stopped.exited, 1);
