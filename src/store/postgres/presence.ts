@@ -137,15 +137,8 @@ export class Presence {
     }
   }
 
+  /** A text of several statements (no parameters: sent as one simple query), the result of each. */
   async #run(text: string) {
-    const client = await this.db.connect();
-    try {
-      const r = (await client.query(text)) as unknown as Array<{ rows: Array<Record<string, unknown>> }>;
-      client.release();
-      return r;
-    } catch (e) {
-      client.release(true);
-      throw this.db.failed(e, 'did not answer');
-    }
+    return (await this.db.query(text, [])) as unknown as Array<{ rows: Array<Record<string, unknown>> }>;
   }
 }

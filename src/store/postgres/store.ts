@@ -122,7 +122,8 @@ export class PostgresStore implements Store {
   /**
    * Brings `application` and the server state up to the database as it is now: nothing to ask when
    * a round under way or queued already reads it after this call (Writer.fresh), or when this
-   * instance is alone on the database and its cache has read or written them since (presence.ts);
+   * instance is alone on the database and its cache has read or written them since it became alone
+   * (presence.ts);
    * else a read in the next round, shared with every application that needs one.
    */
   sync(application: string): Promise<void> {
