@@ -108,8 +108,10 @@ async function dbWork(url) {
   const c = new pgDriver.Client({ connectionString: url });
   await c.connect();
   try {
-    const { rows } = await c.query('select xact_commit + xact_rollback as xacts, tup_inserted + tup_updated + tup_deleted as written from pg_stat_database where datname = current_database()');
-    return { xacts: Number(rows[0].xacts), written: Number(rows[0].written) };
+    const { rows } = await c.query(
+      "select xact_commit + xact_rollback as xacts, tup_inserted + tup_updated + tup_deleted as written, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') as wal from pg_stat_database where datname = current_database()",
+    );
+    return { xacts: Number(rows[0].xacts), written: Number(rows[0].written), wal: Number(rows[0].wal) };
   } finally {
     await c.end();
   }
@@ -254,7 +256,7 @@ const BOOKING_ROUNDS = Number(process.env.BENCH_PG_BOOKING_ROUNDS ?? 5);
 async function bookingRounds(file, url, duration, applications, postmaster, admin) {
   const srv = { file: await servers(file, 1), pg: await servers(url, 1) };
   const seconds = Math.max(2, Math.round(duration / 2.5));
-  const sum = { file: { bookings: 0, seconds: 0, errors: 0, mock: 0, times: {} }, pg: { bookings: 0, seconds: 0, errors: 0, mock: 0, pg: 0, xacts: 0, written: 0, times: {} } };
+  const sum = { file: { bookings: 0, seconds: 0, errors: 0, mock: 0, times: {} }, pg: { bookings: 0, seconds: 0, errors: 0, mock: 0, pg: 0, xacts: 0, written: 0, wal: 0, times: {} } };
   const rates = { file: [], pg: [] };
   try {
     // Unmeasured, so that the first round's first run is not also each server's first.
@@ -273,6 +275,7 @@ async function bookingRounds(file, url, duration, applications, postmaster, admi
           const after = await dbWork(url);
           s.xacts += after.xacts - before.db.xacts;
           s.written += after.written - before.db.written;
+          s.wal += after.wal - before.db.wal;
         }
         s.bookings += r.bookings;
         s.seconds += r.seconds;
@@ -290,7 +293,7 @@ async function bookingRounds(file, url, duration, applications, postmaster, admi
     bookings: s.bookings,
     errors: s.errors,
     mock_cpu_ms_per_booking: s.mock / s.bookings,
-    ...(s.pg === undefined ? {} : { pg_cpu_ms_per_booking: s.pg / s.bookings, xacts_per_booking: s.xacts / s.bookings, rows_written_per_booking: s.written / s.bookings }),
+    ...(s.pg === undefined ? {} : { pg_cpu_ms_per_booking: s.pg / s.bookings, xacts_per_booking: s.xacts / s.bookings, rows_written_per_booking: s.written / s.bookings, wal_kb_per_booking: s.wal / 1024 / s.bookings }),
     p99: Object.fromEntries(Object.entries(s.times).map(([step, xs]) => [step, p99(xs)])),
   });
   const ratios = rates.pg.map((r, i) => r / rates.file[i]);
@@ -359,6 +362,7 @@ async function catalogReads(file, url, duration, postmaster, admin) {
       pg_cpu_ms_per_1000_beside_file: per1000('file', 'pg'),
       pg_transactions_per_1000: (1000 * (done.xacts - work.xacts)) / reads,
       pg_rows_written_per_read: (done.written - work.written) / reads,
+      pg_wal_bytes_per_read: (done.wal - work.wal) / reads,
       mock_cpu_ms_per_1000_pg: per1000('pg', 'mock'),
       mock_cpu_ms_per_1000_file: per1000('file', 'mock'),
       autocannon_cpu_ms_per_1000: per1000('file', 'gen'),
