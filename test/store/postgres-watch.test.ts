@@ -62,6 +62,7 @@ t.test('a request on one instance is in the journal of the other within a second
   t.equal((await b.inject({ method: 'DELETE', url: '/__admin/requests?application=shop' })).statusCode, 204);
   t.same((await json(a, '/__admin/requests')).requests, [], 'a clear on one clears it for all');
   t.equal((await a.inject({ url: `/__admin/requests/${entry.id}` })).statusCode, 404);
+  t.equal((await a.inject({ url: '/__admin/requests/99999999999999999999' })).statusCode, 404, 'an id past what the database holds: 404, not 503');
 });
 
 t.test('a reset on one instance drops the journal for all', async (t) => {
@@ -92,6 +93,25 @@ t.test('an exchange is stored uncompressed (it lives about a second) and read ba
   t.equal((await store.journal!.get(Number(rows[0].id)))?.response?.body, body);
 });
 
+t.test("a batch's entries keep their order across applications, and each is found by its id", async (t) => {
+  const url = await server.createDatabase(`watch_${++n}`);
+  const store: Store = await createStore(url);
+  t.teardown(() => store.close());
+  const journal = store.journal!;
+  const add = (application: string, path: string) => journal.add({ at: 1, method: 'GET', path, status: 200, duration_ms: 1.5, application, req_id: path, detail: () => null });
+  add('a', '/1');
+  add('b', '/2');
+  add('a', '/3');
+  await journal.flush();
+  add('b', '/4');
+  await journal.flush();
+  const all = await journal.list(undefined, 10);
+  t.same(all.map((e) => e.path), ['/4', '/3', '/2', '/1'], 'newest first, applications interleaved as they came');
+  t.same((await journal.list('a', 1)).map((e) => e.path), ['/3'], "one application's newest");
+  for (const e of all) t.same(await journal.get(e.id), { ...e, request: null, response: null }, `${e.path} by its id`);
+  t.equal(await journal.get(all[0]!.id + 1), undefined, 'an id between entries is none');
+});
+
 t.test('the journal in the database stays bounded: 1,000 per application, 200 applications, 500 exchanges', async (t) => {
   const url = await server.createDatabase(`watch_${++n}`);
   const store: Store = await createStore(url);
@@ -107,8 +127,9 @@ t.test('the journal in the database stays bounded: 1,000 per application, 200 ap
     for (let i = 200 * b; i < 200 * (b + 1); i++) journal.add(entry('busy', i));
     await journal.flush();
   }
-  t.equal(await count(`select count(*) n from mock_journal where app = 'busy'`), 1000, 'the latest 1,000 of an application');
-  t.equal(await count(`select min(at) n from mock_journal where app = 'busy'`), 400);
+  t.equal(await count(`select count(*) n from mock_journal j, json_array_elements(j.entries) e where app = 'busy'`), 1000, 'the latest 1,000 of an application');
+  t.equal(await count(`select min((e->>1)::bigint) n from mock_journal j, json_array_elements(j.entries) e where app = 'busy'`), 400);
+  t.equal(await count(`select count(*) n from mock_journal where app = 'busy'`), 5, 'in a row per batch');
   t.equal(await count('select count(*) n from mock_journal_detail'), 500, 'the exchanges of the latest 500');
   const listed = await journal.list('busy', 1000);
   t.same([listed.length, listed[0]?.req_id], [1000, 'r1399'], 'newest first');

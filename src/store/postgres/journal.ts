@@ -16,34 +16,52 @@ const DETAILS_PER_BATCH = 100;
 const FLUSH_MS = 250;
 /** After a failed write, the next try. */
 const RETRY_MS = 1000;
-/** Entries waiting while the database does not answer, at most (the newest stay). */
+/** Entries waiting while the database does not answer, at most (the newest stay; twice this, before a trim, fits PLACES). */
 const QUEUE_MAX = 20_000;
 
 /**
- * One batch in one statement: ids from one sequence (arrival order across instances), the rows,
- * the exchanges of those that keep one, and each application's latest id. The batch is one JSON
- * parameter: the driver escapes a text[] parameter element by element in JavaScript, which for the
- * exchanges cost more CPU than everything else the journal does.
+ * An entry's id: its batch's number from one sequence (arrival order across instances, batch by
+ * batch) times 2^16, plus its place in the batch (a batch holds at most 2 * QUEUE_MAX entries).
  */
-const INSERT = `with rows as materialized (
-    select nextval('mock_journal_id') as id, r.*
-    from json_to_recordset($1::json) as r(app text, at bigint, method text, path text, status int, duration_ms real, req_id text, request json, response json)
-  ), journal as (
-    insert into mock_journal select id, app, at, method, path, status, duration_ms, req_id from rows
-  ), detail as (
-    insert into mock_journal_detail select id, request, response from rows where request is not null
-  )
-  insert into mock_journal_apps select app, max(id) from rows group by app on conflict (app) do update set last = greatest(mock_journal_apps.last, excluded.last)`;
+const PLACES = 2 ** 16;
 
-/** What is older than the bounds goes, after each batch (`apps`: the batch's applications, escaped). */
+/**
+ * One batch in one statement: a row per application, holding its entries as one JSON array of
+ * [place, at, method, path, status, duration_ms, req_id] (`last`: the id of its newest), the
+ * exchanges of those that keep one, and each application's latest id. A row per request, inserted
+ * and deleted again within a second, was most of what PostgreSQL did for a catalog read. The batch
+ * is one JSON parameter: the driver escapes a text[] parameter element by element in JavaScript,
+ * which for the exchanges cost more CPU than everything else the journal does.
+ */
+const INSERT = `with b as (select nextval('mock_journal_id') * ${PLACES} as base),
+  rows as (select r.* from json_to_recordset($1::json) as r(app text, last int, entries json, details json)),
+  journal as (insert into mock_journal select b.base + r.last, r.app, json_array_length(r.entries), r.entries from b, rows r),
+  detail as (insert into mock_journal_detail select b.base + (d->>0)::int, d->1, d->2 from b, rows r, json_array_elements(r.details) d)
+  insert into mock_journal_apps select r.app, b.base + r.last from b, rows r
+    on conflict (app) do update set last = greatest(mock_journal_apps.last, excluded.last)`;
+
+/**
+ * What is older than the bounds goes, after each batch (`apps`: the batch's applications, escaped):
+ * an application's rows whose newer rows hold KEEP entries already (so the table holds at least its
+ * latest KEEP, and those are all a list shows: its limit is KEEP at most).
+ */
 const trim = (apps: string) => `
-  delete from mock_journal j using unnest(array[${apps}]::text[]) a(app)
-    where j.app = a.app and j.id <= coalesce((select id from mock_journal where app = a.app order by id desc offset ${KEEP} limit 1), 0);
+  delete from mock_journal j using (
+    select last, sum(n) over (partition by app order by last desc) - n as newer from mock_journal where app = any(array[${apps}]::text[])
+  ) x where j.last = x.last and x.newer >= ${KEEP};
   with gone as (delete from mock_journal_apps where app in (select app from mock_journal_apps order by last desc offset ${KEEP_APPLICATIONS}) returning app)
     delete from mock_journal where app in (select app from gone);
   delete from mock_journal_detail where id < coalesce((select id from mock_journal_detail order by id desc offset ${KEEP_DETAILS - 1} limit 1), 0);`;
 
-const COLUMNS = 'j.id, j.app, j.at, j.method, j.path, j.status, j.duration_ms, j.req_id';
+/** The entries of rows `j` (with `e` each entry) as the old table had them. */
+const COLUMNS = `j.last - j.last % ${PLACES} + (e->>0)::bigint as id, j.app, (e->>1)::bigint as at, e->>2 as method, e->>3 as path, (e->>4)::int as status, (e->>5)::real as duration_ms, e->>6 as req_id`;
+
+/**
+ * The newest `limit` entries (of one application, or of all): they are in the newest `limit` rows,
+ * since each of those rows holds an entry at least as new as its place in that order.
+ */
+const LIST = (where: string) =>
+  `select ${COLUMNS} from (select * from mock_journal ${where} order by last desc limit $1) j, json_array_elements(j.entries) e order by id desc limit $1`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a row as the driver gives it (bigints as strings)
 const listed = (r: any): SharedListed => ({
@@ -96,13 +114,19 @@ export class PgJournal implements SharedJournal {
 
   async list(application: string | undefined, limit: number): Promise<SharedListed[]> {
     await this.flush();
-    const { rows } = await this.db.query(`select ${COLUMNS} from mock_journal j where $1::text is null or j.app = $1 order by j.id desc limit $2`, [application ?? null, limit]);
+    const { rows } = await (application === undefined ? this.db.query(LIST(''), [limit]) : this.db.query(LIST('where app = $2'), [limit, application]));
     return rows.map(listed);
   }
 
   async get(id: number) {
+    if (!Number.isSafeInteger(id)) return undefined;
     await this.flush();
-    const { rows } = await this.db.query(`select ${COLUMNS}, d.request, d.response from mock_journal j left join mock_journal_detail d on d.id = j.id where j.id = $1`, [id]);
+    // The row of the entry's batch and application: the entry's own is the one at `id` or after, within the batch.
+    const { rows } = await this.db.query(
+      `select ${COLUMNS}, d.request, d.response from mock_journal j cross join json_array_elements(j.entries) e left join mock_journal_detail d on d.id = $1
+        where j.last >= $1 and j.last < $1 - $1 % ${PLACES} + ${PLACES} and (e->>0)::bigint = $1 % ${PLACES}`,
+      [id],
+    );
     const r = rows[0];
     return r ? { ...listed(r), request: (r.request ?? null) as SharedMessage | null, response: (r.response ?? null) as SharedMessage | null } : undefined;
   }
@@ -122,13 +146,18 @@ export class PgJournal implements SharedJournal {
     this.#queue = [];
     if (batch.length === 0) return;
     const rows = newest(batch);
-    const json = JSON.stringify(
-      rows.map((e, i) => {
-        // Only the latest keep their exchange: made here, off the request's path.
-        const d = i >= rows.length - DETAILS_PER_BATCH ? exchange(e) : null;
-        return { app: e.application ?? '', at: e.at, method: e.method, path: e.path, status: e.status, duration_ms: e.duration_ms, req_id: e.req_id, request: d?.request ?? null, response: d?.response ?? null };
-      }),
-    );
+    const apps = new Map<string, { app: string; last: number; entries: unknown[]; details: unknown[] }>();
+    rows.forEach((e, i) => {
+      const app = e.application ?? '';
+      let a = apps.get(app);
+      if (!a) apps.set(app, (a = { app, last: i, entries: [], details: [] }));
+      a.last = i;
+      a.entries.push([i, e.at, e.method, e.path, e.status, e.duration_ms, e.req_id]);
+      // Only the latest keep their exchange: made here, off the request's path.
+      const d = i >= rows.length - DETAILS_PER_BATCH ? exchange(e) : null;
+      if (d) a.details.push([i, d.request, d.response]);
+    });
+    const json = JSON.stringify([...apps.values()]);
     try {
       await this.db.query(INSERT, [json]);
     } catch (e) {
@@ -139,7 +168,7 @@ export class PgJournal implements SharedJournal {
       return;
     }
     this.written++;
-    await this.db.simple(trim([...new Set(rows.map((e) => this.db.literal(e.application ?? '')))].join(','))).catch((e: unknown) => this.#trouble(e));
+    await this.db.simple(trim([...apps.keys()].map((app) => this.db.literal(app)).join(','))).catch((e: unknown) => this.#trouble(e));
   }
 
   /** Told once, then at most every 10 s. */

@@ -29,8 +29,8 @@ export const PRESENCE_LOCK = 0x6d6f636b; // 'mock'
  *   the claim's outcome names the token, so that an instance whose lease ran out and was taken
  *   over writes nothing. Kind 'window' rows hold when a periodic job (the retention sweep) last
  *   ran, so that it runs on one instance per window.
- * - mock_journal (schema 3), mock_journal_detail (its exchanges uncompressed since schema 7),
- *   mock_journal_apps: the request journal (journal.ts).
+ * - mock_journal (schema 3; a row per application per batch since schema 9), mock_journal_detail
+ *   (its exchanges uncompressed since schema 7), mock_journal_apps: the request journal (journal.ts).
  * - mock_instances and mock_fence (schema 8): the instances on the database (presence.ts).
  */
 const MIGRATIONS: string[] = [
@@ -113,6 +113,14 @@ const MIGRATIONS: string[] = [
        raise exception 'this instance was away past its registration (frozen or cut off from the database); it registers again' using errcode = 'MSF01';
      end if;
    end $fence$;`,
+  // The journal a row per application per batch (journal.ts): a row per request, inserted and deleted
+  // again within a second, was most of what PostgreSQL did for a catalog read. What the old table
+  // held is not carried over (a request log, not state).
+  `drop table mock_journal;
+   truncate mock_journal_detail, mock_journal_apps;
+   create table mock_journal (last bigint primary key, app text not null, n int not null, entries json not null);
+   alter table mock_journal alter column entries set storage external;
+   create index mock_journal_app_last on mock_journal (app, last);`,
 ];
 
 /** The schema version this mock-server brings a database to. */
