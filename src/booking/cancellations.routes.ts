@@ -68,7 +68,7 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
       const from = app.catalog.currencyByCode.get(item.supplier_currency);
       const to = app.catalog.currencyByCode.get(order.currency);
       const [amount, currency] = from && to ? [convert(supplierAmount, from, to), to.code] : [supplierAmount, item.supplier_currency];
-      const deliveries = await app.store.update(application, (t) => {
+      const { sent, scenario } = await app.store.update(application, (t) => {
         const o = t.orders[order.uuid] as unknown as Order | undefined;
         // Found again under the lock: a reset on another instance may have dropped it meanwhile.
         if (!o) throw errors.notFound(`Order ${clip(order.uuid)} does not exist`);
@@ -83,10 +83,11 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
         if (scenario) app.scenarioRunner.start(t, application, o, x, scenario);
         const sent = scenario ? [] : [moveItem(app, t, application, o, x, 'REFUND_STARTED'), moveItem(app, t, application, o, x, 'REFUNDED')];
         o.refunds = [...(o.refunds ?? []), { uuid: randomUUID(), order_item_uuid: x.uuid, amount, currency, reason: request.body.cancellation_reason, created_at: now.toISOString() }];
-        return sent;
+        return { sent, scenario };
       });
-      sendAll(app, deliveries);
-      await app.scenarioRunner.tick();
+      sendAll(app, sent);
+      // As a payment does (orders.routes.ts): the scenario's due steps before the answer, if one started.
+      if (scenario) await app.scenarioRunner.tick();
       return reply.code(204).send();
     },
   );

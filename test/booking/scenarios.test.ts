@@ -48,6 +48,25 @@ t.test('scenarios attached by lead booker email replace the default lifecycle', 
   t.equal(plain.status, 'OK', 'no scenario: the default');
 });
 
+t.test('a payment or cancellation that starts no scenario does not wait on a round of due work', async (t) => {
+  const { app, call, book } = await setup(t);
+  // On PostgreSQL each round is a claim in the database: a round trip and a transaction.
+  const rounds: string[] = [];
+  const round = app.scheduler.round.bind(app.scheduler);
+  app.scheduler.round = (kind: string) => (rounds.push(kind), round(kind));
+  const plain = await book('someone@example.com');
+  t.equal(plain.status, 'OK');
+  await call('DELETE', `/orders/${plain.order}/items/${plain.item}`, { cancellation_reason: 'CANCELLED-BY-CUSTOMER' }, 204);
+  t.same(rounds, [], 'none for a payment and a cancellation without a scenario');
+  const ko = await book('KO@example.com');
+  t.equal(ko.status, 'KO');
+  t.same(rounds, ['scenario'], "one for a payment that starts one: its first step is in the payment's answer");
+  const b = await book('cancel-error@example.com');
+  rounds.length = 0;
+  await call('DELETE', `/orders/${b.order}/items/${b.item}`, { cancellation_reason: 'CANCELLED-BY-CUSTOMER' }, 204);
+  t.same(rounds, ['scenario'], 'and for a cancellation that starts one');
+});
+
 t.test('a scenario attached to cancellation: OK → REFUND_STARTED → CANCELLATION_ERROR → REFUNDED', async (t) => {
   const { call, book, status, advance, webhooks } = await setup(t);
   const b = await book('cancel-error@example.com');
