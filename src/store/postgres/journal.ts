@@ -57,8 +57,9 @@ const trim = (apps: string) => `
 const COLUMNS = `j.last - j.last % ${PLACES} + (e->>0)::bigint as id, j.app, (e->>1)::bigint as at, e->>2 as method, e->>3 as path, (e->>4)::int as status, (e->>5)::real as duration_ms, e->>6 as req_id`;
 
 /**
- * The newest `limit` entries (of one application, or of all): they are in the newest `limit` rows,
- * since each of those rows holds an entry at least as new as its place in that order.
+ * The newest `limit` entries (of one application, or of all) lie in the newest `limit` rows by
+ * `last`: a row holding one of them has its newest entry, `last`, at least that new, and at most
+ * `limit` rows can have that.
  */
 const LIST = (where: string) =>
   `select ${COLUMNS} from (select * from mock_journal ${where} order by last desc limit $1) j, json_array_elements(j.entries) e order by id desc limit $1`;
@@ -150,7 +151,7 @@ export class PgJournal implements SharedJournal {
     rows.forEach((e, i) => {
       const app = e.application ?? '';
       let a = apps.get(app);
-      if (!a) apps.set(app, (a = { app, last: i, entries: [], details: [] }));
+      if (!a) apps.set(app, (a = { app, last: 0, entries: [], details: [] }));
       a.last = i;
       a.entries.push([i, e.at, e.method, e.path, e.status, e.duration_ms, e.req_id]);
       // Only the latest keep their exchange: made here, off the request's path.
