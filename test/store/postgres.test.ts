@@ -5,7 +5,7 @@ import pg from 'pg';
 import { createStore, StoreError, type Store, type Tenant } from '../../src/store/index.js';
 import { Db } from '../../src/store/postgres/db.js';
 import { redactUrl, scrub } from '../../src/store/postgres/errors.js';
-import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js';
+import { PRESENCE_LOCK, SCHEMA_VERSION } from '../../src/store/postgres/schema.js';
 import { SQL } from '../../src/store/postgres/sql.js';
 import { query, startPostgres } from '../pg/server.js';
 
@@ -403,6 +403,27 @@ t.test('an instance taken off the registry (frozen or cut off past the expiry) w
   t.ok(await eventuallyAsync(async () => (await query(url, 'select count(*)::int as n from mock_instances')).rows[0].n === 1), 'its next heartbeat registers it again');
   t.equal(await a.update('k', (tn) => (tn.counters.n = 3)), 3, 'and it writes again');
   t.equal((await open(t, url)).tenant('k').counters.n, 3);
+});
+
+t.test('a read that shares its round with a write the database refuses is not refused with it', async (t) => {
+  const url = await fresh();
+  const a = await open(t, url);
+  const b = await open(t, url);
+  await a.update('k', (tn) => void (tn.counters.n = 1));
+  await b.update('j', (tn) => void (tn.counters.n = 1));
+  // a taken off the registry, and its heartbeats held back so that it does not register again meanwhile.
+  const held = new pg.Client({ connectionString: url });
+  await held.connect();
+  t.teardown(() => held.end().catch(() => undefined));
+  await held.query(`BEGIN; select pg_advisory_xact_lock(${PRESENCE_LOCK}, 0)`);
+  await query(url, 'delete from mock_instances');
+  // Asked in the same turn: one round, the write to k and the read of where j stands.
+  const [written, read] = await Promise.allSettled([a.update('k', (tn) => void (tn.counters.n = 2)), a.sync!('j')]);
+  await held.query('COMMIT');
+  t.equal(written.status === 'rejected' && (written.reason as { statusCode?: number }).statusCode, 503, 'the write is refused (503)');
+  t.equal(read.status, 'fulfilled', `the read is not: ${read.status === 'rejected' ? (read.reason as Error).message : 'answered'}`);
+  t.equal(a.tenant('j').counters.n, 1, "and a reads what b wrote to j");
+  t.equal(a.tenant('k').counters.n, 1, 'the refused write is undone');
 });
 
 t.test('updates queued behind one transaction share the next (group commit); one that throws fails alone', async (t) => {

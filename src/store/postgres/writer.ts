@@ -71,9 +71,24 @@ export class Writer {
     else this.#fresh.delete(app);
   }
 
-  /** A round: one statement when it only reads, else one transaction for every application it writes. */
+  /**
+   * A round: one statement when it only reads, else one transaction for every application it writes.
+   * The reads that shared a round whose writes failed (refused, fenced, a lost connection) are asked
+   * again on their own: the failure was the writes', not theirs.
+   */
   async run(round: Round<Pending>, skip: string): Promise<void> {
-    if (round.writes.size > 0) return this.#write(round, skip, this.#quick(round));
+    if (round.writes.size === 0) return this.#read(round, skip);
+    try {
+      await this.#write(round, skip, this.#quick(round));
+    } catch (e) {
+      if (round.checks.size === 0) throw e;
+      for (const entry of round.writes.values()) entry.reject(e);
+      await this.#read({ writes: new Map(), checks: round.checks, sentAt: 0 }, skip);
+    }
+  }
+
+  /** A round that only reads: one statement. */
+  async #read(round: Round<Pending>, skip: string): Promise<void> {
     const apps = [...round.checks.keys()].filter((app) => app !== skip);
     const at = apps.map((app) => this.cache.position(app));
     round.sentAt = performance.now();
