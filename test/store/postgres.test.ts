@@ -387,16 +387,32 @@ t.test('an instance alone on its database reads its cache without asking; an ins
   t.ok(await eventuallyAsync(async () => !(await silent())), 'not alone beside an instance from before the registry');
 });
 
+/**
+ * What another instance's heartbeat does to one not heard from for 5 s: every instance taken off the
+ * registry, and their own heartbeats held back (they would register them again) until the returned
+ * function is called.
+ */
+async function offTheRegistry(t: Test, url: string): Promise<() => Promise<void>> {
+  const held = new pg.Client({ connectionString: url });
+  await held.connect();
+  t.teardown(() => held.end().catch(() => undefined));
+  await held.query(`BEGIN; select pg_advisory_xact_lock(${PRESENCE_LOCK}, 0)`);
+  await query(url, 'delete from mock_instances');
+  return async () => {
+    await held.query('COMMIT');
+  };
+}
+
 t.test('an instance taken off the registry (frozen or cut off past the expiry) writes nothing until it registers again', async (t) => {
   const url = await fresh();
   const a = await open(t, url);
   await a.update('k', (tn) => void (tn.counters.n = 1));
-  // What another instance's heartbeat does to one not heard from for 5 s.
-  await query(url, 'delete from mock_instances');
+  const registerAgain = await offTheRegistry(t, url);
   const refused = await a.update('k', (tn) => void (tn.counters.n = 2)).then(
     () => null,
     (e: Error & { statusCode?: number }) => e,
   );
+  await registerAgain();
   t.equal(refused?.statusCode, 503, 'answered 503');
   t.match(refused?.message, /away past its registration/);
   t.equal((await query(url, "select value::text as v from mock_records where app = 'k' and field = 'counters' and key = 'n'")).rows[0]?.v, '1', 'nothing written');
@@ -411,15 +427,10 @@ t.test('a read that shares its round with a write the database refuses is not re
   const b = await open(t, url);
   await a.update('k', (tn) => void (tn.counters.n = 1));
   await b.update('j', (tn) => void (tn.counters.n = 1));
-  // a taken off the registry, and its heartbeats held back so that it does not register again meanwhile.
-  const held = new pg.Client({ connectionString: url });
-  await held.connect();
-  t.teardown(() => held.end().catch(() => undefined));
-  await held.query(`BEGIN; select pg_advisory_xact_lock(${PRESENCE_LOCK}, 0)`);
-  await query(url, 'delete from mock_instances');
+  const registerAgain = await offTheRegistry(t, url);
   // Asked in the same turn: one round, the write to k and the read of where j stands.
   const [written, read] = await Promise.allSettled([a.update('k', (tn) => void (tn.counters.n = 2)), a.sync!('j')]);
-  await held.query('COMMIT');
+  await registerAgain();
   t.equal(written.status === 'rejected' && (written.reason as { statusCode?: number }).statusCode, 503, 'the write is refused (503)');
   t.equal(read.status, 'fulfilled', `the read is not: ${read.status === 'rejected' ? (read.reason as Error).message : 'answered'}`);
   t.equal(a.tenant('j').counters.n, 1, "and a reads what b wrote to j");
