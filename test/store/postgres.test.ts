@@ -437,6 +437,24 @@ t.test('a read that shares its round with a write the database refuses is not re
   t.equal(a.tenant('k').counters.n, 1, 'the refused write is undone');
 });
 
+t.test('a connection whose timeout ran out while this process stood still is asked for again, and the database not taken to be away', async (t) => {
+  const url = await fresh();
+  const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 300 });
+  t.teardown(() => pool.end());
+  const db = new Db(pool, url);
+  // A process frozen (a long GC pause, SIGSTOP) while it opens a connection: on waking, the timeout
+  // fires before the database's answer, which came meanwhile, is read.
+  const stands = (ms: number) => {
+    for (const end = performance.now() + ms; performance.now() < end; );
+  };
+  await new Promise((r) => setTimeout(r, 150));
+  const asked = db.connect().then((c) => (c.release(), 'connected'), (e: Error) => `refused: ${e.message}`);
+  stands(1500);
+  t.equal(await asked, 'connected');
+  const next = await db.connect().then((c) => (c.release(), 'connected'), (e: Error) => `refused: ${e.message}`);
+  t.equal(next, 'connected', 'and the next request is not refused as if the database were away');
+});
+
 t.test('updates queued behind one transaction share the next (group commit); one that throws fails alone', async (t) => {
   const url = await fresh();
   const s = await open(t, url);

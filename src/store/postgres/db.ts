@@ -1,6 +1,29 @@
 import pg from 'pg';
 import { unavailable } from './errors.js';
 
+/**
+ * When this process last stood still for a second or more (a long GC pause, SIGSTOP, a suspended
+ * VM), as seen by a timer that ticks every 100 ms. On waking, the timers that ran out meanwhile fire
+ * before the answers that came meanwhile are read: a connection's timeout then says nothing of the
+ * database. The timer is the first thing to fire on waking (it was due first), so it has seen the
+ * stall before such a timeout is handled.
+ */
+const stalls = {
+  last: 0,
+  at: -Infinity,
+  timer: null as NodeJS.Timeout | null,
+  watch(): void {
+    this.last = performance.now();
+    this.timer ??= setInterval(() => {
+      const now = performance.now();
+      if (now - this.last >= 1000) this.at = now;
+      this.last = now;
+    }, 100).unref();
+  },
+  /** Whether the process stood still within the last second. */
+  recent: () => performance.now() - stalls.at < 1000,
+};
+
 /** SQL text, or a named statement: prepared on a connection the first time it runs there. */
 export type Statement = string | { name: string; text: string };
 
@@ -17,12 +40,18 @@ export class Db {
   constructor(
     readonly pool: pg.Pool,
     private readonly url: string,
-  ) {}
+  ) {
+    stalls.watch();
+  }
 
+  /** A connection; one that failed right after this process stood still is asked for once more (see stalls). */
   async connect(): Promise<pg.PoolClient> {
     if (this.#unreachable && Date.now() - this.#unreachable.at < 1000) throw this.#unreachable.error;
     try {
-      const client = await this.pool.connect();
+      const client = await this.pool.connect().catch((e: unknown) => {
+        if (stalls.recent()) return this.pool.connect();
+        throw e;
+      });
       this.#unreachable = null;
       return client;
     } catch (e) {
