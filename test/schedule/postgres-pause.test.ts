@@ -58,9 +58,10 @@ type Logged = Array<{ id: string; state: string; attempts: unknown[] }>;
 
 /**
  * The delivery log through s. An instance just woken may answer 503 (`try again`) for a moment, as
- * one did once in CI, unexplained: a connection it was opening when frozen would time out as it
- * wakes, its timer running before the answer is read. Then `undefined`, which the waits take as not
- * yet; any other failure fails the test, naming the answer.
+ * one did once in CI: a timer that ran out while it was frozen fires on waking before the answer
+ * that came meanwhile is read (a connection's is asked again since, db.ts; a statement under way
+ * for more than its 10 s is not). Then `undefined`, which the waits take as not yet; any other
+ * failure fails the test, naming the answer.
  */
 async function deliveries(s: Started): Promise<Logged | undefined> {
   const res = await fetch(`${s.origin}/__admin/webhooks/deliveries?application=paused`);
