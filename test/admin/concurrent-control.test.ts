@@ -62,24 +62,29 @@ for (const [where, setup] of Object.entries(setups)) {
 }
 
 /**
- * Holds the next write (`update` or `updateServer`) of an instance's store until released: the
- * request has read what it needed and waits for the store's lock, as it does while another
- * instance's write holds it.
+ * Holds the writes (`update` or `updateServer`) of an instance's store from now until released
+ * (`waiting`: the first is reached): the request has read what it needed and waits for the store's
+ * lock, as it does while another instance's write holds it. Every write is held, not only the next:
+ * on a slow machine a background one (a sweep, the report's save) may come first, and the request's
+ * own must not pass.
  */
 function holdNext(store: Store, write: 'update' | 'updateServer'): { waiting: Promise<void>; release(): void } {
   const original = store[write] as (...args: unknown[]) => Promise<unknown>;
-  let release = () => {};
+  let open = () => {};
   let reached = () => {};
-  const held = new Promise<void>((r) => (release = r));
+  const held = new Promise<void>((r) => (open = r));
   const waiting = new Promise<void>((r) => (reached = r));
   Object.assign(store, {
     [write]: async (...args: unknown[]) => {
-      Object.assign(store, { [write]: original });
       reached();
       await held;
       return original.apply(store, args);
     },
   });
+  const release = () => {
+    Object.assign(store, { [write]: original });
+    open();
+  };
   return { waiting, release };
 }
 
