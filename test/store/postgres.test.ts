@@ -550,6 +550,8 @@ t.test('two stores starting at once on an empty database create the tables once'
   const [a, b] = await Promise.all([createStore(url), createStore(url)]);
   t.teardown(() => Promise.all([a.close(), b.close()]));
   t.same((await query(url, 'select version from mock_schema_version')).rows, [{ version: SCHEMA_VERSION }]);
+  // Changing a lease is a HOT update only with room on the row's page (schema.ts, schema 10).
+  t.same((await query(url, "select reloptions from pg_class where relname = 'mock_due'")).rows, [{ reloptions: ['fillfactor=50'] }]);
   await a.update('x', (tn) => void (tn.carts.c = { uuid: 'c' }));
   await b.sync!('x');
   t.ok(b.tenant('x').carts.c);
