@@ -68,7 +68,7 @@ for (const [where, setup] of Object.entries(setups)) {
  * on a slow machine a background one (a sweep, the report's save) may come first, and the request's
  * own must not pass.
  */
-function holdNext(store: Store, write: 'update' | 'updateServer'): { waiting: Promise<void>; release(): void } {
+function holdWrites(store: Store, write: 'update' | 'updateServer'): { waiting: Promise<void>; release(): void } {
   const original = store[write] as (...args: unknown[]) => Promise<unknown>;
   let open = () => {};
   let reached = () => {};
@@ -91,7 +91,7 @@ function holdNext(store: Store, write: 'update' | 'updateServer'): { waiting: Pr
 t.test('postgres: an order item reset on one instance while the other moves it is a 404, not a 500', async (t) => {
   const [a, b] = (await onPostgres(t)) as [FastifyInstance, FastifyInstance];
   const order = await bookOrder(overInject(a, 'team'));
-  const hold = holdNext(a.store, 'update');
+  const hold = holdWrites(a.store, 'update');
   const move = a.inject({ method: 'POST', url: `/__admin/order-items/${order.items[0]?.uuid}/status`, payload: { status: 'OK' } });
   await hold.waiting;
   t.equal((await b.inject({ method: 'POST', url: '/__admin/reset', payload: { application: 'team' } })).statusCode, 200);
@@ -106,7 +106,7 @@ t.test('postgres: a client revoked on two instances at once is revoked once: one
   const [a, b] = (await onPostgres(t)) as [FastifyInstance, FastifyInstance];
   const registered = await a.inject({ method: 'POST', url: '/__admin/clients', payload: { applications: ['team'], scopes: [] } });
   const url = `/__admin/clients/${registered.json().client_id}`;
-  const hold = holdNext(a.store, 'updateServer');
+  const hold = holdWrites(a.store, 'updateServer');
   const first = a.inject({ method: 'DELETE', url });
   await hold.waiting;
   t.equal((await b.inject({ method: 'DELETE', url })).statusCode, 204, 'revoked on the other instance');
@@ -163,7 +163,7 @@ t.test('postgres: the webhook sent again by POST …/notifications carries the s
   const call = overInject(a, 'team');
   const order = await bookOrder(call);
   const item = order.items[0]!.uuid;
-  const hold = holdNext(a.store, 'update');
+  const hold = holdWrites(a.store, 'update');
   const notify = call('POST', `/orders/${order.uuid}/items/${item}/notifications`);
   await hold.waiting;
   t.equal((await b.inject({ method: 'POST', url: `/__admin/order-items/${item}/status`, payload: { status: 'OK' } })).statusCode, 200, 'moved on the other instance meanwhile');
@@ -178,7 +178,7 @@ t.test('postgres: a payment or a cancellation of an order that a reset on the ot
   const [a, b] = (await onPostgres(t)) as [FastifyInstance, FastifyInstance];
   /** Sends a partner request of `application` on a, held on its way to the lock while b resets the application. */
   const resetUnder = async (application: string, token: string, request: { method: 'POST' | 'DELETE'; url: string; payload: object }) => {
-    const hold = holdNext(a.store, 'update');
+    const hold = holdWrites(a.store, 'update');
     const sent = a.inject({ ...request, url: `/api/v3${request.url}`, headers: { 'x-service-application': application, authorization: `Bearer ${token}` } });
     await hold.waiting;
     t.equal((await b.inject({ method: 'POST', url: '/__admin/reset', payload: { application } })).statusCode, 200);

@@ -112,7 +112,9 @@ async function frozenPastLease(t: Test, name: string, pastExpiry: boolean) {
   await until('a to read the same log', async () => delivered(await deliveries(a)) === ITEMS);
 
   for (const s of [a, b]) {
-    const log = (await deliveries(s)) ?? [];
+    let log: Logged | undefined;
+    await until(`the log through ${s.origin}`, async () => (log = await deliveries(s)) !== undefined);
+    log ??= [];
     t.equal(log.length, ITEMS);
     t.same(log.filter((d) => d.state !== 'delivered' || d.attempts.length !== 1).map((d) => [d.id, d.state, d.attempts.length]), [], 'every delivery delivered, with one attempt recorded');
   }
