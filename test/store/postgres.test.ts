@@ -565,6 +565,28 @@ t.test('a claim takes its leases without touching the indexes of mock_due: its p
   t.ok(Number(rows[0].hot) >= 950, `${rows[0].hot} of 1000 leases taken as HOT updates`);
 });
 
+t.test('a write that drops many due rows finds each by its key, though its plan was made on a new database', async (t) => {
+  const url = await fresh();
+  const s = await open(t, url);
+  s.due!.rule({ field: 'carts', kind: 'test', due: () => ({ at: 0 }) });
+  // The write's plan is made at this first write, while mock_due is empty and was never analyzed.
+  await s.update('p', (tn) => void (tn.carts.c = { uuid: 'c' }));
+  await s.update('p', (tn) => {
+    for (let i = 0; i < 900; i++) tn.carts[`c${i}`] = { uuid: `c${i}` };
+  });
+  await s.update('p', (tn) => {
+    for (let i = 0; i < 900; i++) delete tn.carts[`c${i}`];
+  });
+  t.equal(Number((await query(url, "select count(*) from mock_due where kind = 'test'")).rows[0].count), 1);
+  // The store's backend reports its counts when it goes idle, within a second.
+  const counts = async () => (await query(url, "select n_tup_del, coalesce(seq_tup_read, 0) as seq from pg_stat_user_tables where relname = 'mock_due'")).rows[0];
+  let c = await counts();
+  for (let i = 0; i < 100 && Number(c.n_tup_del) < 900; i++) c = (await new Promise((r) => setTimeout(r, 50)), await counts());
+  t.equal(Number(c.n_tup_del), 900);
+  // A plan that scans the table for each row it drops reads 900 x 900 rows.
+  t.ok(Number(c.seq) < 900, `${c.seq} rows of mock_due read by scans`);
+});
+
 t.test('two stores starting at once on an empty database create the tables once', async (t) => {
   const url = await fresh();
   const [a, b] = await Promise.all([createStore(url), createStore(url)]);
