@@ -1,7 +1,8 @@
 // One server per state file, whatever path leads to it: a symbolic link, a hard link, or the same
 // path after the state directory was removed and made again. Real CLI processes.
 import t from 'tap';
-import { existsSync, linkSync, mkdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnOwned } from '../child.js';
 import { bin, start, type Started } from '../cli-process.js';
@@ -90,6 +91,39 @@ t.test('a hard link to a running server’s state file is refused, also after a 
   const c = await second(hard2);
   t.equal(c.code, 2, 'the lock moved to the new file');
   t.match(c.stderr, refusal);
+});
+
+t.test('a lock left on an inode number whose file is gone does not refuse the file given that number since', async (t) => {
+  const root = tempDir(t);
+  const db = join(root, 'state.json');
+  const made = await first(t, db);
+  await write(made);
+  made.child.kill('SIGKILL');
+  await made.exited;
+  const holder = spawnOwned(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
+  t.teardown(() => void holder.kill('SIGKILL'));
+  /** The registry's lock of the state file's inode number as of now, held by another live server for `its`. */
+  const heldFor = (its: string) => {
+    const { dev, ino } = statSync(db);
+    const base = join(tmpdir(), 'mock-server-locks', `inode-${dev}-${ino}`);
+    mkdirSync(`${base}.lock`, { recursive: true });
+    writeFileSync(`${base}.owner`, JSON.stringify({ pid: holder.pid, host: hostname(), file: its }));
+    t.teardown(() => {
+      rmSync(`${base}.lock`, { recursive: true, force: true });
+      rmSync(`${base}.owner`, { force: true });
+    });
+  };
+  // Its file was removed (its directory, say): the number was freed, and this file got it.
+  heldFor(join(root, 'gone', 'state.json'));
+  const b = await second(db);
+  t.match(b.stderr, /^it started/, 'the server starts on its file');
+  // Its file is still there with this number: a hard link to this one, refused.
+  const hard = join(root, 'hard.json');
+  linkSync(db, hard);
+  heldFor(hard);
+  const c = await second(db);
+  t.equal(c.code, 2);
+  t.match(c.stderr, /\(the same file as .*hard\.json: a hard link\) is in use by another mock-server/);
 });
 
 t.test('the state directory removed and made again: a second server on the same path is refused, and the first one keeps it', async (t) => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +47,16 @@ function alive(pid: number): boolean {
     return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether `path` is the file of device and inode `st`. */
+function sameFile(path: string, st: { dev: number; ino: number }): boolean {
+  try {
+    const s = statSync(path);
+    return s.dev === st.dev && s.ino === st.ino;
+  } catch {
+    return false;
   }
 }
 
@@ -138,8 +148,15 @@ export async function lockStateFile(file: string, st: { dev: number; ino: number
     if ('holder' in r) throw refuse(r.holder, '');
     held.push((beside = r));
     const byInode = reg && st ? await fromRegistry(inodeBase(st)) : undefined;
-    if (byInode && 'holder' in byInode) throw refuse(byInode.holder, byInode.holder?.file && byInode.holder.file !== file ? ` (the same file as ${byInode.holder.file}: a hard link)` : '');
-    if (byInode) inode = byInode;
+    if (byInode && 'holder' in byInode) {
+      const other = byInode.holder?.file;
+      // Unless its holder's file is gone or is another file now: the inode number was freed (its
+      // directory removed, say) and given to this file. That lock guards nothing of ours; this store
+      // goes on without one, and the next compaction's new file takes one (follow).
+      if (other === undefined || other === file || sameFile(other, st as { dev: number; ino: number })) {
+        throw refuse(byInode.holder, other && other !== file ? ` (the same file as ${other}: a hard link)` : '');
+      }
+    } else if (byInode) inode = byInode;
   } catch (e) {
     await releaseAll();
     if (e instanceof StoreError) throw e;
