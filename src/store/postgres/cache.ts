@@ -1,5 +1,16 @@
+import { createHash } from 'node:crypto';
+import type { Op } from '../changes.js';
 import { emptyTenant, type Tenant } from '../schema.js';
-import { applyRows, tenantOf, type RecordRow } from './rows.js';
+import { applyRows, tenantOf, type RecordRow, type Writes } from './rows.js';
+
+/**
+ * An entry whose JSON is at least this long is remembered by its digest once this instance wrote it,
+ * so that a write that only read it (update() writes back what it reads) leaves it out: an order of
+ * 100 items is 80 KB, and a scenario run call reads its order. A shorter one costs less to write
+ * again than to digest.
+ */
+const REMEMBERED = 4096;
+const digest = (json: string): string => createHash('sha256').update(json).digest('base64');
 
 /** One cached tenant and the database version it reflects. */
 export interface Cached {
@@ -9,7 +20,18 @@ export interface Cached {
   born: number;
   /** A write whose outcome is unknown touched it: the next sync reloads it whole. */
   stale: boolean;
+  /**
+   * The digests of large entries (`field\0key`) as the database holds them, this instance having
+   * written them; an entry another instance wrote since is not here (apply).
+   */
+  stored?: Map<string, string>;
 }
+
+/**
+ * An entry (field, key) as a write leaves it: its digest, or null when it is not remembered (for a
+ * field replaced whole, field '' and key the field: none of its entries is).
+ */
+export type Digest = [string, string, string | null];
 
 const EMPTY: Readonly<Tenant> = Object.freeze(emptyTenant());
 for (const v of Object.values(EMPTY)) if (v !== null) Object.freeze(v);
@@ -74,8 +96,44 @@ export class TenantCache {
     if (since > 0 && kept) {
       applyRows(kept.tenant, records);
       kept.version = version;
+      if (kept.stored) for (const r of records) forget(kept.stored, r.field, r.key);
     } else this.#map.set(app, { tenant: tenantOf(records), version, born: Number(head.born), stale: false });
   }
+}
+
+/**
+ * `writes` (one row for each of `ops`) without the large entries whose JSON is what the database
+ * holds as this instance wrote it, and their operations without them (the due rows follow them).
+ */
+export function trim(c: Cached, ops: Op[], writes: Writes): { ops: Op[]; writes: Writes; digests: Digest[] } {
+  const digests: Digest[] = [];
+  const keep: number[] = [];
+  for (let i = 0; i < ops.length; i++) {
+    const field = writes.fields[i] as string;
+    const key = writes.keys[i] as string;
+    const value = writes.values[i] ?? null;
+    const d = field !== '' && value !== null && value.length >= REMEMBERED ? digest(value) : null;
+    if (d !== null && c.stored?.get(`${field}\u0000${key}`) === d) continue;
+    digests.push([field, key, d]);
+    keep.push(i);
+  }
+  if (keep.length === ops.length) return { ops, writes, digests };
+  const pick = <T>(xs: T[]) => keep.map((i) => xs[i] as T);
+  return { ops: pick(ops), writes: { fields: pick(writes.fields), keys: pick(writes.keys), values: pick(writes.values), replaced: writes.replaced }, digests };
+}
+
+/** After the commit of a write of `c`: what the database holds now. */
+export function remember(c: Cached, digests: Digest[]): void {
+  for (const [field, key, d] of digests) {
+    if (d !== null) (c.stored ??= new Map()).set(`${field}\u0000${key}`, d);
+    else if (c.stored) forget(c.stored, field, key);
+  }
+}
+
+/** An entry is no longer known as written here (field '': every entry of the field `key`). */
+function forget(stored: Map<string, string>, field: string, key: string): void {
+  if (field !== '') stored.delete(`${field}\u0000${key}`);
+  else for (const id of stored.keys()) if (id.startsWith(`${key}\u0000`)) stored.delete(id);
 }
 
 /** A row of SQL.since, as the driver gives it (bigints as strings). */

@@ -3,7 +3,7 @@ import { track, type Op } from '../changes.js';
 import type { Tenant } from '../schema.js';
 import { LeaseLostError, type Lease, type StoreStats } from '../types.js';
 import { Batch, transaction } from './batch.js';
-import type { Cached, SinceRow, TenantCache } from './cache.js';
+import { remember, trim, type Cached, type Digest, type SinceRow, type TenantCache } from './cache.js';
 import type { Db } from './db.js';
 import type { PostgresDue } from './due.js';
 import type { Presence } from './presence.js';
@@ -175,6 +175,7 @@ export class Writer {
         held = new Set((results[4]?.rows ?? []).map((r) => leaseKey(r.app, r)));
       }
       const w = new Batch();
+      const trimmed = new Map<string, Digest[]>();
       for (const app of apps) {
         const cached = this.cache.get(app);
         const list = round.writes.get(app)?.items ?? [];
@@ -186,7 +187,9 @@ export class Writer {
         const mine = this.#apply(app, cached, list, held);
         ran.push(...mine);
         const merged = mergeOps(app, cached.tenant, mine.map((r) => r.ops));
-        w.add(app, cached.version, cached.born, toWrites(merged), this.due.rowsOf(app, merged));
+        const { ops, writes, digests } = trim(cached, merged, toWrites(merged));
+        trimmed.set(app, digests);
+        w.add(app, cached.version, cached.born, writes, this.due.rowsOf(app, ops));
       }
       // A row this round created for an application that wrote nothing goes again.
       const empty = [...created].filter((app) => !w.apps.includes(app));
@@ -228,7 +231,9 @@ export class Writer {
       for (const app of w.apps) {
         const version = versions.get(app);
         if (version === undefined) continue;
-        (this.cache.get(app) as Cached).version = version;
+        const c = this.cache.get(app) as Cached;
+        c.version = version;
+        remember(c, trimmed.get(app) ?? []);
         this.#fresh.set(app, commitAt);
         if (w.settings.includes(app)) this.settingsChanged(app);
       }
