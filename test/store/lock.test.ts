@@ -2,16 +2,16 @@
 // path after the state directory was removed and made again. Real CLI processes.
 import t from 'tap';
 import { existsSync, linkSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { spawnOwned } from '../child.js';
 import { bin, start, type Started } from '../cli-process.js';
 import { tempDir } from '../tmp.js';
 
 /** Starts a second server and resolves with how it ended; one that starts is stopped and reported. */
-function second(db: string): Promise<{ code: number | null; stderr: string }> {
+function second(db: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawnOwned(process.execPath, [bin, '--port', '0', '--catalog-size', '5', '--db', db], { env: { PATH: process.env.PATH } });
+    const child = spawnOwned(process.execPath, [bin, '--port', '0', '--catalog-size', '5', '--db', db], { env: { PATH: process.env.PATH, ...env } });
     let stderr = '';
     let stdout = '';
     child.stderr!.on('data', (d) => (stderr += d));
@@ -96,7 +96,11 @@ t.test('a hard link to a running server’s state file is refused, also after a 
 t.test('a lock left on an inode number whose file is gone does not refuse the file given that number since', async (t) => {
   const root = tempDir(t);
   const db = join(root, 'state.json');
-  const made = await first(t, db);
+  // A registry of this test's own (the servers' TMPDIR): the machine's is shared with whatever else
+  // runs, and a suite running beside this one may free and clean up the inode number forged here.
+  const registry = { TMPDIR: join(root, 'tmp') };
+  mkdirSync(registry.TMPDIR);
+  const made = await first(t, db, registry);
   await write(made);
   made.child.kill('SIGKILL');
   await made.exited;
@@ -105,7 +109,7 @@ t.test('a lock left on an inode number whose file is gone does not refuse the fi
   /** The registry's lock of the state file's inode number as of now, held by another live server for `its`. */
   const heldFor = (its: string) => {
     const { dev, ino } = statSync(db);
-    const base = join(tmpdir(), 'mock-server-locks', `inode-${dev}-${ino}`);
+    const base = join(registry.TMPDIR, 'mock-server-locks', `inode-${dev}-${ino}`);
     mkdirSync(`${base}.lock`, { recursive: true });
     writeFileSync(`${base}.owner`, JSON.stringify({ pid: holder.pid, host: hostname(), file: its }));
     t.teardown(() => {
@@ -115,13 +119,13 @@ t.test('a lock left on an inode number whose file is gone does not refuse the fi
   };
   // Its file was removed (its directory, say): the number was freed, and this file got it.
   heldFor(join(root, 'gone', 'state.json'));
-  const b = await second(db);
+  const b = await second(db, registry);
   t.match(b.stderr, /^it started/, 'the server starts on its file');
   // Its file is still there with this number: a hard link to this one, refused.
   const hard = join(root, 'hard.json');
   linkSync(db, hard);
   heldFor(hard);
-  const c = await second(db);
+  const c = await second(db, registry);
   t.equal(c.code, 2);
   t.match(c.stderr, /\(the same file as .*hard\.json: a hard link\) is in use by another mock-server/);
 });
