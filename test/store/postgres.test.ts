@@ -190,8 +190,11 @@ t.test('reset drops one tenant or all, here and on the other instances', async (
 t.test('a reset missed by an instance is found at its next sync, and its listeners told', async (t) => {
   const url = await fresh();
   const a = await open(t, url);
-  // Another instance is there: a is never alone, so it reads where x stands at each sync.
-  await open(t, url);
+  // Another instance is there, so a reads where x stands at each sync. A heartbeat of a that came
+  // before b registered (b's start took more than 200 ms, on a busy machine) made a alone for a
+  // second; b's first write waits that out (presence.ts), and a is not alone from then on.
+  const b = await open(t, url);
+  await b.update('x', (tn) => void (tn.carts.b = { uuid: 'b' }));
   await a.update('x', (tn) => void (tn.carts.c = { uuid: 'c' }));
   const seen: Array<string | null> = [];
   a.onReset((app) => seen.push(app));
