@@ -63,7 +63,7 @@ export async function scenarioRunRoutes(app: FastifyInstance) {
     const uuids = order_item_uuid ? [order_item_uuid] : order.items.map((x) => x.uuid);
     // Checked under the application's lock, on the items and runs as they are then: of two starts
     // at once, on any instances, one starts the run and the other finds it going.
-    const runs = await app.store.update(application, (t) => {
+    const started = await app.store.update(application, (t) => {
       const o = t.orders[order.uuid] as unknown as Order | undefined;
       const items = uuids.map((uuid) => o?.items.find((x) => x.uuid === uuid));
       if (!o || !items.every((x) => x !== undefined)) throw gone();
@@ -75,7 +75,8 @@ export async function scenarioRunRoutes(app: FastifyInstance) {
       if (wrong) throw errors.notScenarioStart(scenario.name, scenario.from, wrong.uuid, wrong.status);
       return items.map((x) => app.scenarioRunner.start(t, application, o, x, scenario));
     });
-    await app.scenarioRunner.tick();
-    return { runs: runs.map((r) => ({ scenario: r.scenario.name, application, order_uuid: r.order_uuid, order_item_uuid: r.order_item_uuid, started_at: r.started_at })) };
+    // The steps due at once were applied in that write: their webhooks go now.
+    app.scenarioRunner.after(started);
+    return { runs: started.map(({ run: r }) => ({ scenario: r.scenario.name, application, order_uuid: r.order_uuid, order_item_uuid: r.order_item_uuid, started_at: r.started_at })) };
   });
 }

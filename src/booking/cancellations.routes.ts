@@ -68,7 +68,7 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
       const from = app.catalog.currencyByCode.get(item.supplier_currency);
       const to = app.catalog.currencyByCode.get(order.currency);
       const [amount, currency] = from && to ? [convert(supplierAmount, from, to), to.code] : [supplierAmount, item.supplier_currency];
-      const { sent, scenario } = await app.store.update(application, (t) => {
+      const { sent, started } = await app.store.update(application, (t) => {
         const o = t.orders[order.uuid] as unknown as Order | undefined;
         // Found again under the lock: a reset on another instance may have dropped it meanwhile.
         if (!o) throw errors.notFound(`Order ${clip(order.uuid)} does not exist`);
@@ -79,15 +79,15 @@ export default async function cancellationsRoutes(app: FastifyInstance) {
         x.cancellation_additional_info = request.body.cancellation_additional_info ?? null;
         // A scenario attached to the cancellation (e.g. cancel-error@example.com) scripts what follows;
         // else INTERFACE.md section 3: REFUND_STARTED, then REFUNDED.
+        // Its steps due at once are applied in this write (scenario-runner.ts).
         const scenario = app.scenarioRunner.attached('cancellation', application, o, x);
-        if (scenario) app.scenarioRunner.start(t, application, o, x, scenario);
+        const started = scenario ? [app.scenarioRunner.start(t, application, o, x, scenario)] : [];
         const sent = scenario ? [] : [moveItem(app, t, application, o, x, 'REFUND_STARTED'), moveItem(app, t, application, o, x, 'REFUNDED')];
         o.refunds = [...(o.refunds ?? []), { uuid: randomUUID(), order_item_uuid: x.uuid, amount, currency, reason: request.body.cancellation_reason, created_at: now.toISOString() }];
-        return { sent, scenario };
+        return { sent, started };
       });
       sendAll(app, sent);
-      // As a payment does (orders.routes.ts): the scenario's due steps before the answer, if one started.
-      if (scenario) await app.scenarioRunner.tick();
+      app.scenarioRunner.after(started);
       return reply.code(204).send();
     },
   );

@@ -14,6 +14,7 @@ import { missingParticipants } from './customer.routes.js';
 import { moveItem, sendAll } from './lifecycle.js';
 import { OrderSchema } from './orders.schemas.js';
 import type { Cart, Order, OrderItem } from './records.js';
+import type { Started } from './scenario-runner.js';
 import { voucherUrl } from './vouchers.routes.js';
 
 const OrderBody = Type.Object(
@@ -174,12 +175,12 @@ export default async function ordersRoutes(app: FastifyInstance) {
       o.updated_at = app.now(application).toISOString();
       // A scenario attached to an item (e.g. lead booker ko@example.com) replaces the defaults of
       // INTERFACE.md section 3: instant-confirmation items are confirmed at once, others wait.
-      let started = false;
+      // Its first steps may be due at once: applied in this write (scenario-runner.ts).
+      const started: Started[] = [];
       const sent = o.items.flatMap((x) => {
         const scenario = app.scenarioRunner.attached('payment', application, o, x);
         if (scenario) {
-          app.scenarioRunner.start(t, application, o, x, scenario);
-          started = true;
+          started.push(app.scenarioRunner.start(t, application, o, x, scenario));
           return [];
         }
         return resolve(app, x).activity.needs_voucher ? [] : [moveItem(app, t, application, o, x, 'OK')];
@@ -187,9 +188,7 @@ export default async function ordersRoutes(app: FastifyInstance) {
       return [o, sent, started] as const;
     });
     sendAll(app, deliveries);
-    // A scenario's first steps may be due at once: applied before the answer. Without one there is
-    // nothing to apply (on PostgreSQL, a claim of its own: a round trip and a transaction a payment).
-    if (started) await app.scenarioRunner.tick();
+    app.scenarioRunner.after(started);
     return orderView(app, request, app.store.tenant(application).orders[saved.uuid] as unknown as Order);
   });
 }

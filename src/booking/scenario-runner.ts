@@ -17,14 +17,31 @@ export interface StoredRun extends ScenarioRun {
 }
 
 export interface ScenarioRunner {
-  /** Starts a scenario on an item inside a store.update (the caller sends nothing: tick() applies due steps). */
-  start(tenant: Tenant, application: string, order: Order, item: OrderItem, scenario: Scenario): StoredRun;
+  /**
+   * Starts a scenario on an item inside a store.update, and applies in that same write the steps
+   * due at once (an `after: PT0S` first step): hand the result to after() once the write resolved.
+   * Later steps are the scheduler's (tick()).
+   */
+  start(tenant: Tenant, application: string, order: Order, item: OrderItem, scenario: Scenario): Started;
+  /** Once the write that applied steps resolved: logs each step and sends its webhooks. */
+  after(applied: readonly Applied[]): void;
   /** The scenario attached to an item for an event, if any: the attach source's first, else the scenario files'. */
   attached(on: 'payment' | 'cancellation', application: string, order: Order, item: OrderItem): Scenario | null;
   /** Lets something else attach scenarios first (a certification run, to its application's items). */
   setAttachSource(source: AttachSource | null): void;
   /** Applies every step that is due, each application's on its own clock. */
   tick(): Promise<void>;
+}
+
+/** What applying steps inside a write gave: the webhooks to send and the steps to log once it resolved. */
+export interface Applied {
+  sent: (Delivery | null)[];
+  steps: Array<{ scenario: string; application: string; order_item_uuid: string; from: string; to: string }>;
+}
+
+/** A run just started, with the steps it applied at once. */
+export interface Started extends Applied {
+  run: StoredRun;
 }
 
 /** A scenario for an item of an application, or null to leave it to the scenario files. */
@@ -59,42 +76,49 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
   let ticking: Promise<void> | null = null;
   let attachSource: AttachSource | null = null;
 
+  /** Applies a run's due steps inside a store.update, into `out`: in order, until one cannot go (the run stops). */
+  const advance = (t: Tenant, application: string, run: StoredRun, now: Date, out: Applied) => {
+    const order = t.orders[run.order_uuid] as unknown as Order | undefined;
+    const item = order?.items.find((x) => x.uuid === run.order_item_uuid);
+    for (const action of dueMoves(run, now)) {
+      if (action.kind === 'status') {
+        if (!order || !item) {
+          run.stopped = 'the order item no longer exists';
+          return;
+        }
+        try {
+          const from = item.status;
+          out.sent.push(moveItem(app, t, application, order, item, action.to));
+          out.steps.push({ scenario: run.scenario.name, application, order_item_uuid: item.uuid, from, to: action.to });
+        } catch (e) {
+          if (!(e instanceof ApiError)) throw e;
+          run.stopped = e.message;
+          return;
+        }
+      }
+      run.applied = action.index + 1;
+    }
+  };
+
+  const after = (applied: readonly Applied[]) => {
+    for (const { sent, steps } of applied) {
+      for (const step of steps) app.log.info({ scenario_step: step }, `scenario ${step.scenario}: item ${step.order_item_uuid} ${step.from} → ${step.to}`);
+      sendAll(app, sent);
+    }
+  };
+
   /** Applies the due steps of an application's runs (`only`: those uuids); returns the uuids written. */
   const applyDue = async (application: string, only?: Set<string>): Promise<Set<string>> => {
     const now = app.now(application);
     const due = runsOf(app.store.tenant(application)).filter((r) => (!only || only.has(r.order_item_uuid)) && !r.stopped && !isFinished(r) && dueMoves(r, now).length);
     if (!due.length) return new Set();
-    // steps is built inside: a write retried on a fresher tenant runs this again.
-    const { sent: deliveries, steps } = await app.store.update(application, (t) => {
-      const sent: (Delivery | null)[] = [];
-      const steps: Array<{ scenario: string; application: string; order_item_uuid: string; from: string; to: string }> = [];
-      for (const { order_item_uuid } of due) {
-        const run = t.scenario_runs[order_item_uuid] as unknown as StoredRun;
-        const order = t.orders[run.order_uuid] as unknown as Order | undefined;
-        const item = order?.items.find((x) => x.uuid === run.order_item_uuid);
-        for (const action of dueMoves(run, now)) {
-          if (action.kind === 'status') {
-            if (!order || !item) {
-              run.stopped = 'the order item no longer exists';
-              break;
-            }
-            try {
-              const from = item.status;
-              sent.push(moveItem(app, t, application, order, item, action.to));
-              steps.push({ scenario: run.scenario.name, application, order_item_uuid: item.uuid, from, to: action.to });
-            } catch (e) {
-              if (!(e instanceof ApiError)) throw e;
-              run.stopped = e.message;
-              break;
-            }
-          }
-          run.applied = action.index + 1;
-        }
-      }
-      return { sent, steps };
+    // Built inside: a write retried on a fresher tenant runs this again.
+    const applied = await app.store.update(application, (t) => {
+      const out: Applied = { sent: [], steps: [] };
+      for (const { order_item_uuid } of due) advance(t, application, t.scenario_runs[order_item_uuid] as unknown as StoredRun, now, out);
+      return out;
     });
-    for (const step of steps) app.log.info({ scenario_step: step }, `scenario ${step.scenario}: item ${step.order_item_uuid} ${step.from} → ${step.to}`);
-    sendAll(app, deliveries);
+    after([applied]);
     return new Set(due.map((r) => r.order_item_uuid));
   };
 
@@ -150,14 +174,20 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
 
   const runner: ScenarioRunner = {
     start(tenant, application, order, item, scenario) {
+      const now = app.now(application);
       const run: StoredRun = {
         scenario: { name: scenario.name, from: scenario.from, steps: scenario.steps },
         application, order_uuid: order.uuid, order_item_uuid: item.uuid,
-        started_at: app.now(application).toISOString(), applied: 0, stopped: null,
+        started_at: now.toISOString(), applied: 0, stopped: null,
       };
       tenant.scenario_runs[item.uuid] = run as unknown as ScenarioRunRecord;
-      return run;
+      // What is due at once goes in the start's own write: its webhooks leave when that write is on
+      // disk, without a second write (nor, on PostgreSQL, a due row and a claim) in between.
+      const started: Started = { run, sent: [], steps: [] };
+      advance(tenant, application, run, now, started);
+      return started;
     },
+    after,
     attached(on, application, order, item) {
       return attachSource?.(on, application, order, item) ?? attachedScenario(app.scenarios.values(), on, { activity_uuid: item.activity_uuid, product_id: item.product_identifier, lead_booker_email: order.customer.email });
     },
