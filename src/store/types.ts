@@ -73,9 +73,11 @@ export interface Store {
   readonly kind?: 'postgres';
   /**
    * Brings the cached tenant up to the database (writes acknowledged on any instance before the call
-   * are then visible to tenant()); rejects with a 503 error when the database does not answer.
+   * are then visible to tenant()); rejects with a 503 error when the database does not answer. With
+   * `holding` (a version, as a claim names its record's), nothing is read, nor waited for, when the
+   * cache already holds that version: enough to read the claimed records, not for the latest state.
    */
-  sync?(application: string): Promise<void> | void;
+  sync?(application: string, holding?: number): Promise<void> | void;
   /** sync() of every application and of the server state: for views across applications. */
   syncAll?(): Promise<void> | void;
   /** Resolves when the database answers (health). */
@@ -126,6 +128,8 @@ export interface DueClaim {
    * instance has another token, so that what the first one writes late is refused.
    */
   token: string;
+  /** The version of the write that last made the row's record, where the store keeps versions (PostgreSQL). */
+  version?: number;
 }
 
 /** A claim as a write names it (Store.update's `leases`). */

@@ -126,8 +126,11 @@ export class ClaimedOwner implements Owner {
   }
 
   async #claimed(claims: Claim[]): Promise<void> {
-    const apps = [...new Set(claims.map((c) => c.application))];
-    await Promise.all(apps.map((a) => this.store.sync?.(a)));
+    // Each application read first, unless this cache holds every claimed delivery as claimed (most
+    // often: this instance recorded them), which then need not wait for a write of theirs under way.
+    const holding = new Map<string, number>();
+    for (const c of claims) holding.set(c.application, Math.max(holding.get(c.application) ?? 0, c.version ?? Infinity));
+    await Promise.all([...holding].map(([a, v]) => this.store.sync?.(a, Number.isFinite(v) ? v : undefined)));
     for (const c of claims) {
       const d = this.store.tenant(c.application).deliveries[c.key] as unknown as Delivery | undefined;
       // Delivered, failed or reset meanwhile: nothing is due any more.

@@ -1,6 +1,7 @@
 // Due work on one PostgreSQL shared by two app instances: each webhook, scenario step and retention
 // sweep runs once, on one of them, whichever instance recorded it.
 import t, { type Test } from 'tap';
+import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { systemClock } from '../../src/clock.js';
 import { createStore } from '../../src/store/index.js';
@@ -226,6 +227,42 @@ t.test('a claim fences its outcome: once another instance took the lease over, t
   await store.update('x', (tn) => void (tn.deliveries.d1 = { ...pending, attempts: ['500'], next_attempt_at: retry }), [{ kind: 'webhook', ...second! }]);
   t.match(await row(), { lease_owner: null, token: null, due_at: String(Date.parse(retry)) }, "two's outcome is written, and its lease given back with it");
   t.same(await due.claim('webhook', 'one', Date.parse(retry), 1000, 10).then((c) => c.map((x) => x.key)), ['d1'], 'the retry is anyone\'s when due');
+});
+
+t.test("a claim names its record's version: a cache that holds it reads nothing and waits for no write under way; one that does not reads", async (t) => {
+  const { db, store, due } = await deliveryStore(t);
+  const d = (id: string) => ({ id, order_item_uuid: id, order_item_version: 1, seq: 1, state: 'pending', next_attempt_at: T0 });
+  await store.update('x', (tn) => void (tn.deliveries.d1 = d('d1')));
+  const [mine] = await due.claim('webhook', 'me', Date.parse(T0), 60_000, 10);
+  const [written] = await rows(db, "select version::int as v from mock_records where field = 'deliveries' and key = 'd1'");
+  t.equal(mine?.version, written!.v, 'the claim names the version of the write that made its record');
+
+  // A write of x under way, held at the row lock another connection took.
+  const locker = new pg.Client({ connectionString: db });
+  await locker.connect();
+  t.teardown(() => locker.end());
+  await locker.query('begin');
+  await locker.query("select 1 from mock_tenants where app = 'x' for update");
+  const writing = store.update('x', (tn) => void (tn.deliveries.d2 = d('d2')));
+  t.ok(await until(async () => (await rows(db, "select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%mock_write%'")).length === 1), 'the write waits for the lock');
+  let plain = false;
+  const synced = Promise.resolve(store.sync!('x')).then(() => (plain = true));
+  const holding = await Promise.race([Promise.resolve(store.sync!('x', mine!.version)).then(() => 'at once'), new Promise((r) => setTimeout(() => r('not within 2 s'), 2000))]);
+  t.equal(holding, 'at once', 'a sync for the version this cache holds');
+  t.notOk(plain, 'while a plain sync waits for the write');
+  await locker.query('rollback');
+  await writing;
+  await synced;
+
+  // A delivery another instance recorded: this cache does not hold its version, and reads it.
+  const other = await createStore(db);
+  t.teardown(() => other.close());
+  other.due!.rule({ field: 'deliveries', kind: 'webhook', due: deliveryDue });
+  await other.update('x', (tn) => void (tn.deliveries.d3 = d('d3')));
+  const theirs = (await due.claim('webhook', 'me', Date.parse(T0), 60_000, 10)).find((c) => c.key === 'd3');
+  t.ok(theirs?.version !== undefined && !store.tenant('x').deliveries.d3, 'claimed, not in this cache');
+  await store.sync!('x', theirs!.version);
+  t.match(store.tenant('x').deliveries.d3, { id: 'd3', state: 'pending' }, 'read by the sync for its version');
 });
 
 t.test('releases and drops asked for together (one statement each) answer each for its own claim, by its token', async (t) => {

@@ -607,7 +607,7 @@ t.test('a claim takes its leases without touching the indexes of mock_due: its p
   await c.connect();
   t.teardown(() => c.end());
   await c.query('BEGIN');
-  const claimed = await c.query(DUE_SQL.claim.text, ['webhook', 1000, 1000, randomUUID(), 30_000]);
+  const claimed = await c.query(DUE_SQL.claim.text, ['webhook', 1000, 1000, randomUUID(), 30_000, 'deliveries']);
   const { rows } = await c.query("select pg_stat_get_xact_tuples_updated('mock_due'::regclass) as updated, pg_stat_get_xact_tuples_hot_updated('mock_due'::regclass) as hot");
   await c.query('ROLLBACK');
   t.equal(claimed.rowCount, 1000);

@@ -49,6 +49,12 @@ export class TenantCache {
     return this.#map.get(app)?.tenant ?? EMPTY;
   }
 
+  /** Whether the cached tenant reflects the database at `version` or later (and no unknown outcome since). */
+  holds(app: string, version: number): boolean {
+    const c = this.#map.get(app);
+    return c !== undefined && !c.stale && c.version >= version;
+  }
+
   get(app: string): Cached | undefined {
     return this.#map.get(app);
   }

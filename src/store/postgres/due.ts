@@ -40,7 +40,9 @@ export const DUE_SQL = {
    * rows are found again by their ctid, one lookup each: joined on their keys, the plan (generic,
    * made when the table was nearly empty, as it is between bursts) compared every row with every
    * other, 0.8 s to claim 900 of a burst's scenario steps. A row updated since it was ranked has
-   * another ctid and is left to the next claim.
+   * another ctid and is left to the next claim. Each row comes with the version of its record ($6:
+   * the rule's field), the write that last made it: a cache that holds that version has it as
+   * claimed, and need not read the application first (Store.sync).
    */
   claim: {
     name: 'mock_claim',
@@ -58,7 +60,7 @@ export const DUE_SQL = {
     )
     update mock_due d set lease_owner = $4, lease_until = clock_timestamp() + $5 * interval '1 millisecond', lease_token = nextval('mock_lease')
     from c where d.ctid = c.tid
-    returning d.app, d.key, d.lease_token`,
+    returning d.app, d.key, d.lease_token, (select r.version from mock_records r where r.app = d.app and r.field = $6 and r.key = d.key) as version`,
   },
   /** The leases still held (their token unchanged) run on; the rows returned are those. */
   renew: `update mock_due d set lease_until = clock_timestamp() + $2 * interval '1 millisecond'
@@ -161,8 +163,9 @@ export class PostgresDue implements DueTable {
   }
 
   async claim(kind: string, owner: string, now: number, leaseMs: number, limit: number): Promise<DueClaim[]> {
-    const { rows } = await this.db.query(DUE_SQL.claim, [kind, Math.floor(now), limit, owner, leaseMs]);
-    return rows.map((r) => ({ application: r.app as string, key: r.key as string, token: String(r.lease_token) }));
+    const field = [...this.#rules.values()].find((r) => r.kind === kind)?.field ?? '';
+    const { rows } = await this.db.query(DUE_SQL.claim, [kind, Math.floor(now), limit, owner, leaseMs, field]);
+    return rows.map((r) => ({ application: r.app as string, key: r.key as string, token: String(r.lease_token), ...(r.version === null ? {} : { version: Number(r.version) }) }));
   }
 
   async renew(kind: string, held: DueClaim[], leaseMs: number): Promise<DueClaim[]> {

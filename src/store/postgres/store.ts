@@ -126,8 +126,9 @@ export class PostgresStore implements Store {
    * (presence.ts);
    * else a read in the next round, shared with every application that needs one.
    */
-  sync(application: string): Promise<void> {
+  sync(application: string, holding?: number): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('store is closed'));
+    if (holding !== undefined && this.#cache.holds(application, holding)) return Promise.resolve();
     const at = performance.now();
     const queued = this.#syncs.get(application);
     if (queued) {
