@@ -20,7 +20,7 @@ export interface ScenarioRunner {
   /**
    * Starts a scenario on an item inside a store.update, and applies in that same write the steps
    * due at once (an `after: PT0S` first step): hand the result to after() once the write resolved.
-   * Later steps are the scheduler's (tick()).
+   * Later steps are the scheduler's.
    */
   start(tenant: Tenant, application: string, order: Order, item: OrderItem, scenario: Scenario): Started;
   /** Once the write that applied steps resolved: logs each step and sends its webhooks. */
@@ -29,8 +29,6 @@ export interface ScenarioRunner {
   attached(on: 'payment' | 'cancellation', application: string, order: Order, item: OrderItem): Scenario | null;
   /** Lets something else attach scenarios first (a certification run, to its application's items). */
   setAttachSource(source: AttachSource | null): void;
-  /** Applies every step that is due, each application's on its own clock. */
-  tick(): Promise<void>;
 }
 
 /** What applying steps inside a write gave: the webhooks to send and the steps to log once it resolved. */
@@ -191,7 +189,6 @@ async function scenarioRunnerPlugin(app: FastifyInstance) {
     attached(on, application, order, item) {
       return attachSource?.(on, application, order, item) ?? attachedScenario(app.scenarios.values(), on, { activity_uuid: item.activity_uuid, product_id: item.product_identifier, lead_booker_email: order.customer.email });
     },
-    tick: () => app.scheduler.round('scenario'),
     setAttachSource: (source) => void (attachSource = source),
   };
   app.decorate('scenarioRunner', runner);

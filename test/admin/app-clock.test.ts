@@ -62,7 +62,7 @@ t.test("scenario steps, webhook retries and schedules follow their application's
   const b = await book('team-b');
   t.equal(await status(a), 'PENDING');
   await app.inject({ method: 'POST', url: '/__admin/clock', payload: { application: 'team-a', advance: 'PT3M' } });
-  await app.scenarioRunner.tick();
+  await app.scheduler.round('scenario');
   t.equal(await status(a), 'OK', "A's scenario step ran on A's clock");
   t.equal(await status(b), 'PENDING', "B's did not");
 
