@@ -6,8 +6,8 @@ import { applyRows, tenantOf, type RecordRow, type Writes } from './rows.js';
 /**
  * An entry whose JSON is at least this long is remembered by its digest once this instance wrote it,
  * so that a write that only read it (update() writes back what it reads) leaves it out: an order of
- * 100 items is 80 KB, and a scenario run call reads its order. A shorter one costs less to write
- * again than to digest.
+ * 100 items is 80 KB, and a scenario run call whose first step waits reads its order (one whose first
+ * step is due at once changes it). A shorter one costs less to write again than to digest.
  */
 const REMEMBERED = 4096;
 const digest = (json: string): string => createHash('sha256').update(json).digest('base64');
