@@ -41,6 +41,11 @@ export class Batch {
     }
   }
 
+  /** Whether it writes rows alone: no field replaced whole, no due row, no due kind cleared. */
+  get plain(): boolean {
+    return this.#replaced[0].length === 0 && this.due.length === 0 && this.clearedApps.length === 0;
+  }
+
   /** $1-$9 of mock_write. */
   params(): unknown[] {
     return [this.apps, this.versions, this.borns, ...this.#replaced, ...this.#rows];

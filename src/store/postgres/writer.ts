@@ -204,7 +204,8 @@ export class Writer {
       try {
         const params = [...w.params(), ...this.due.params(w.due), w.clearedApps, w.clearedKinds, empty] as Array<Array<string | number | null>>;
         const lit = (x: string) => this.db.literal(x);
-        const write = `EXECUTE mock_write(${params.map((p, i) => arrayOf(p, WRITE_TYPES[i]!, lit)).join(', ')})`;
+        const statement = w.plain && empty.length === 0 ? 'mock_write_rows' : 'mock_write';
+        const write = `EXECUTE ${statement}(${params.map((p, i) => arrayOf(p, WRITE_TYPES[i]!, lit)).join(', ')})`;
         const sql = [...(quick && round.checks.size > 0 ? [this.#since(checks)] : []), this.presence.fence, write];
         commitAt = performance.now();
         if (quick) round.sentAt = commitAt;
