@@ -63,14 +63,14 @@ async function preloadDatabase(createStore, url) {
   return uuids.length;
 }
 
-/** `count` CLI servers on `db`; resolves with their origins and a stop(). */
-async function servers(db, count, extra = []) {
+/** `count` CLI servers on `db` (the CLI at `bin`: this checkout's, or another's); resolves with their origins and a stop(). */
+async function servers(db, count, extra = [], bin = cli) {
   const started = [];
   try {
     for (let i = 0; i < count; i++) {
       const port = await freePort();
       const origin = `http://127.0.0.1:${port}`;
-      const { child } = await startProcess(cli, ['--port', String(port), '--db', db, '--catalog-size', '20', '--log-level', 'warn', ...extra], `${origin}/__admin/health`);
+      const { child } = await startProcess(bin, ['--port', String(port), '--db', db, '--catalog-size', '20', '--log-level', 'warn', ...extra], `${origin}/__admin/health`);
       started.push({ child, origin });
     }
   } catch (e) {
@@ -377,6 +377,40 @@ async function catalogReads(file, url, duration, postmaster, admin) {
  * in the full run); BENCH_PG_ROWS=catalog: the catalog reads' row alone; BENCH_PG_ROWS=booking: the
  * booking flow's one-instance rows alone.
  */
+/**
+ * Two builds side by side on PostgreSQL (BENCH_PG_ROWS=ab): the booking flow on the CLI of
+ * BENCH_PG_AB_A and of BENCH_PG_AB_B (each the folder of a built checkout; by default this one, which
+ * makes an A/A run: the noise of the method), each on a database of its own holding the same 10,000
+ * orders, in 8 rounds (BENCH_PG_AB_ROUNDS) of 3 s each, the order turning every round, each build on
+ * each database for half of them, in one application (BENCH_PG_AB_APPS=20: spread over 20). The row
+ * gives the median of the rounds' ratios B / A and each round's. A change smaller than the
+ * machine's drift shows here where the whole section's rows cannot: both builds meet the same drift.
+ */
+async function abRows(createStore, pg, duration) {
+  const urls = [await pg.createDatabase('bench_a'), await pg.createDatabase('bench_b')];
+  for (const url of urls) await preloadDatabase(createStore, url);
+  const bin = (dir) => (dir ? join(dir, 'dist/bin/mock-server.js') : cli);
+  const bins = { a: bin(process.env.BENCH_PG_AB_A), b: bin(process.env.BENCH_PG_AB_B) };
+  const applications = Number(process.env.BENCH_PG_AB_APPS ?? 0);
+  const rounds = Number(process.env.BENCH_PG_AB_ROUNDS ?? 8);
+  const rates = { a: [], b: [] };
+  // Each build on each database for half the rounds: neither's place (its database, started first) weighs on one side.
+  for (const half of [0, 1]) {
+    const srv = { a: await servers(urls[half], 1, [], bins.a), b: await servers(urls[1 - half], 1, [], bins.b) };
+    const run = (k, seconds) => bookings(srv[k].origins.map((o) => `${o}/api/v3`), { duration: seconds, applications });
+    try {
+      for (const k of ['a', 'b']) await run(k, 1);
+      for (let i = 0; i < rounds / 2; i++) {
+        for (const k of i % 2 ? ['b', 'a'] : ['a', 'b']) rates[k].push((await run(k, Math.max(2, Math.round(duration * 0.3)))).bookings_per_s);
+      }
+    } finally {
+      await Promise.all([srv.a.stop(), srv.b.stop()]);
+    }
+  }
+  const ratios = rates.b.map((r, i) => r / rates.a[i]);
+  return { [`booking flow, ${applications || 1} application(s), B / A`]: { a_bookings_per_s: median(rates.a), b_bookings_per_s: median(rates.b), ratio: median(ratios), each_round: ratios.map((r) => r.toFixed(2)).join(' ') } };
+}
+
 const ROWS = process.env.BENCH_PG_ROWS;
 const CATALOG_ROW = 'catalog reads, GET /activities/{uuid}, PostgreSQL (one instance) / file store';
 
@@ -396,6 +430,7 @@ export async function run({ duration = 10 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-pg-file-'));
   const pg = await startPostgres(undefined, { durable: process.env.BENCH_PG_FSYNC !== 'off' });
   try {
+    if (ROWS === 'ab') return await abRows(createStore, pg, duration);
     const file = join(dir, 'state.json');
     preload(file);
     const url = await pg.createDatabase('bench');
