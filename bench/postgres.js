@@ -383,17 +383,20 @@ async function catalogReads(file, url, duration, postmaster, admin) {
  * makes an A/A run: the noise of the method), each on a database of its own holding the same 10,000
  * orders, in 8 rounds (BENCH_PG_AB_ROUNDS) of 3 s each, the order turning every round, each build on
  * each database for half of them, in one application (BENCH_PG_AB_APPS=20: spread over 20). The row
- * gives the median of the rounds' ratios B / A and each round's. A change smaller than the
- * machine's drift shows here where the whole section's rows cannot: both builds meet the same drift.
+ * gives the median of the rounds' ratios B / A and each round's, and each build's median bookings/s
+ * and CPU a booking over its runs (its mock server's; PostgreSQL's while it ran: the other build,
+ * idle meanwhile, adds its heartbeats). A change smaller than the machine's drift shows here where
+ * the whole section's rows cannot: both builds meet the same drift.
  */
 async function abRows(createStore, pg, duration) {
   const urls = [await pg.createDatabase('bench_a'), await pg.createDatabase('bench_b')];
   for (const url of urls) await preloadDatabase(createStore, url);
+  const postmaster = Number(readFileSync(join(pg.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   const bin = (dir) => (dir ? join(dir, 'dist/bin/mock-server.js') : cli);
   const bins = { a: bin(process.env.BENCH_PG_AB_A), b: bin(process.env.BENCH_PG_AB_B) };
   const applications = Number(process.env.BENCH_PG_AB_APPS ?? 0);
   const rounds = Number(process.env.BENCH_PG_AB_ROUNDS ?? 8);
-  const rates = { a: [], b: [] };
+  const sum = { a: { rates: [], bookings: 0, mock: 0, pg: 0 }, b: { rates: [], bookings: 0, mock: 0, pg: 0 } };
   // Each build on each database for half the rounds: neither's place (its database, started first) weighs on one side.
   for (const half of [0, 1]) {
     const srv = { a: await servers(urls[half], 1, [], bins.a), b: await servers(urls[1 - half], 1, [], bins.b) };
@@ -401,14 +404,20 @@ async function abRows(createStore, pg, duration) {
     try {
       for (const k of ['a', 'b']) await run(k, 1);
       for (let i = 0; i < rounds / 2; i++) {
-        for (const k of i % 2 ? ['b', 'a'] : ['a', 'b']) rates[k].push((await run(k, Math.max(2, Math.round(duration * 0.3)))).bookings_per_s);
+        for (const k of i % 2 ? ['b', 'a'] : ['a', 'b']) {
+          const before = { mock: cpuMs({ pids: srv[k].pids }), pg: cpuMs({ postmaster }) };
+          const r = await run(k, Math.max(2, Math.round(duration * 0.3)));
+          Object.assign(sum[k], { bookings: sum[k].bookings + r.bookings, mock: sum[k].mock + cpuMs({ pids: srv[k].pids }) - before.mock, pg: sum[k].pg + cpuMs({ postmaster }) - before.pg });
+          sum[k].rates.push(r.bookings_per_s);
+        }
       }
     } finally {
       await Promise.all([srv.a.stop(), srv.b.stop()]);
     }
   }
-  const ratios = rates.b.map((r, i) => r / rates.a[i]);
-  return { [`booking flow, ${applications || 1} application(s), B / A`]: { a_bookings_per_s: median(rates.a), b_bookings_per_s: median(rates.b), ratio: median(ratios), each_round: ratios.map((r) => r.toFixed(2)).join(' ') } };
+  const ratios = sum.b.rates.map((r, i) => r / sum.a.rates[i]);
+  const cost = (k) => `${median(sum[k].rates).toFixed(1)}/s, CPU a booking: mock ${(sum[k].mock / sum[k].bookings).toFixed(2)} ms, PostgreSQL ${(sum[k].pg / sum[k].bookings).toFixed(2)} ms`;
+  return { [`booking flow, ${applications || 1} application(s), B / A`]: { a: cost('a'), b: cost('b'), ratio: median(ratios), each_round: ratios.map((r) => r.toFixed(2)).join(' ') } };
 }
 
 const ROWS = process.env.BENCH_PG_ROWS;
