@@ -373,11 +373,6 @@ async function catalogReads(file, url, duration, postmaster, admin) {
 }
 
 /**
- * BENCH_PG_ROWS=burst: the webhook burst's rows alone (its file store and PostgreSQL runs in turn, as
- * in the full run); BENCH_PG_ROWS=catalog: the catalog reads' row alone; BENCH_PG_ROWS=booking: the
- * booking flow's one-instance rows alone.
- */
-/**
  * Two builds side by side on PostgreSQL (BENCH_PG_ROWS=ab): the booking flow on the CLI of
  * BENCH_PG_AB_A and of BENCH_PG_AB_B (each the folder of a built checkout; by default this one, which
  * makes an A/A run: the noise of the method), each on a database of its own holding the same 10,000
@@ -420,6 +415,11 @@ async function abRows(createStore, pg, duration) {
   return { [`booking flow, ${applications || 1} application(s), B / A`]: { a: cost('a'), b: cost('b'), ratio: median(ratios), each_round: ratios.map((r) => r.toFixed(2)).join(' ') } };
 }
 
+/**
+ * BENCH_PG_ROWS=burst: the webhook burst's rows alone (its file store and PostgreSQL runs in turn, as
+ * in the full run); BENCH_PG_ROWS=catalog: the catalog reads' row alone; BENCH_PG_ROWS=booking: the
+ * booking flow's one-instance rows alone; BENCH_PG_ROWS=ab: two builds side by side (abRows).
+ */
 const ROWS = process.env.BENCH_PG_ROWS;
 const CATALOG_ROW = 'catalog reads, GET /activities/{uuid}, PostgreSQL (one instance) / file store';
 

@@ -79,8 +79,8 @@ const write = `${locked}, gone as (
 /**
  * write for a round that only writes rows ($4, $5 and $10-$18 empty: most of a booking): the same
  * parameters, without the statements that would find nothing to do. Each of those still opened its
- * table and indexes and built its part of the plan at every round; without them a booking on
- * PostgreSQL ran 5-10% faster (docs/benchmarks.md).
+ * table and indexes and ran at every round; without them a booking costs PostgreSQL a tenth less
+ * CPU (docs/benchmarks.md, eleventh section).
  */
 const writeRows = `${locked}
       ${answer}`;
